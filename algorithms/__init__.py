@@ -1,0 +1,1 @@
+"""Graph algorithms written with the graphblast_py API (installed as graphblast_py.algorithms)."""

@@ -1,0 +1,216 @@
+"""The CPU backend (NumPy, SciPy and numba).
+
+Bulk array expressions come from :class:`ArrayBackend` with ``xp = numpy``;
+this class replaces the loop-shaped operations with numba kernels (early-exit
+pull, masked push, masked dot-product SpGEMM) and the reductions with
+``ufunc.reduceat``.  User-defined operators are compiled with numba once per
+dtype and cached on the operator.
+"""
+import numpy as np
+import scipy.sparse as sp
+
+from ... import dtypes
+from ...errors import MissingKernel
+from ..generic import ArrayBackend
+
+_REDUCEAT = {"plus": np.add, "times": np.multiply, "lor": np.logical_or,
+             "land": np.logical_and, "lxor": np.logical_xor}
+_LOGICAL = ("land", "lor", "lxor")
+# mult opcodes the loop kernels understand (eq/ne compare in the input type)
+_KERNEL_MULT = frozenset(range(17))
+
+
+def _kernels():
+    from . import kernels  # imported lazily: numba start-up only when needed
+    return kernels
+
+
+class CPUBackend(ArrayBackend):
+    name = "cpu"
+    xp = np
+
+    def __init__(self):
+        self._user = {}
+
+    def asarray(self, x, dtype=None):
+        if hasattr(x, "get") and type(x).__module__.startswith("cupy"):
+            x = x.get()   # a CuPy array handed to a CPU object
+        return np.asarray(x, dtype=dtype)
+
+    def sparse_matrix(self, indptr, indices, vals, shape):
+        return sp.csr_matrix((vals, indices, indptr), shape=shape)
+
+    # ------------------------------------------------------------ user operators
+    def _compiled(self, key, builder):
+        fn = self._user.get(key)
+        if fn is None:
+            from numba import njit
+            try:
+                fn = builder(njit(key[1].func))
+            except Exception as e:  # noqa: BLE001 - report numba's reason clearly
+                raise MissingKernel(f"cannot compile user operator {key[1].name!r} for the CPU "
+                                    f"with numba: {e}") from e
+            self._user[key] = fn
+        return fn
+
+    def user_binary(self, op, in_dtype, out_dtype):
+        run = self._compiled(("b", op), _kernels().compile_map2)
+
+        def f(x, y):
+            x, y = np.broadcast_arrays(np.asarray(x, dtype=in_dtype), np.asarray(y, dtype=in_dtype))
+            out = np.empty(x.shape, dtype=out_dtype)
+            run(np.ascontiguousarray(x).reshape(-1), np.ascontiguousarray(y).reshape(-1),
+                out.reshape(-1))
+            return out
+        return f
+
+    def user_unary(self, op, in_dtype, out_dtype):
+        run = self._compiled(("u", op), _kernels().compile_map1)
+
+        def f(x):
+            out = np.empty(x.shape, dtype=out_dtype)
+            run(np.ascontiguousarray(x).reshape(-1), out.reshape(-1))
+            return out
+        return f
+
+    def user_indexunary(self, op, in_dtype, out_dtype):
+        run = self._compiled(("i", op), _kernels().compile_map_index)
+
+        def f(x, i, j, thunk):
+            n = i.shape[0]
+            x = np.broadcast_to(x if x is not None else np.zeros(1, in_dtype), (n,))
+            j = np.broadcast_to(np.asarray(j, dtype=np.int64), (n,))
+            out = np.empty(n, dtype=out_dtype)
+            run(np.ascontiguousarray(x), np.ascontiguousarray(i, dtype=np.int64),
+                np.ascontiguousarray(j), thunk, out)
+            return out
+        return f
+
+    # ------------------------------------------------------------ reductions
+    def segment_reduce(self, monoid, vals, starts):
+        if vals.shape[0] == 0:
+            return vals[:0]
+        name = monoid.op.name if not monoid.is_user else None
+        if monoid.is_any or name in ("first", "any"):
+            return vals[starts]
+        if name == "second":
+            ends = np.empty_like(starts)
+            ends[:-1] = starts[1:] - 1
+            ends[-1] = vals.shape[0] - 1
+            return vals[ends]
+        if name in ("min", "max"):
+            f = (np.fmin if name == "min" else np.fmax) if vals.dtype.kind == "f" else \
+                (np.minimum if name == "min" else np.maximum)
+            return f.reduceat(vals, starts, axis=0)
+        uf = _REDUCEAT.get(name)
+        if uf is not None:
+            r = uf.reduceat(vals, starts, axis=0)
+            return r if r.dtype == vals.dtype else r.astype(vals.dtype)
+        if vals.ndim != 1:
+            return np.stack([self.segment_reduce(monoid, np.ascontiguousarray(vals[:, t]), starts)
+                             for t in range(vals.shape[1])], axis=1)
+        out = np.empty(starts.shape[0], dtype=vals.dtype)
+        if name == "lxnor":
+            _kernels().segment_eq(vals, starts.astype(np.int64), out)
+            return out
+        run = self._compiled(("s", monoid.op), _kernels().compile_segment_reduce)
+        run(vals, starts.astype(np.int64), out)
+        return out
+
+    def expand(self, counts):
+        counts = counts.astype(np.int64, copy=False)
+        seg = np.repeat(np.arange(counts.shape[0], dtype=np.int64), counts)
+        ends = np.cumsum(counts)
+        off = np.arange(seg.shape[0], dtype=np.int64) - np.repeat(ends - counts, counts)
+        return seg, off
+
+    def rows_of(self, indptr, nnz):
+        counts = np.diff(indptr.astype(np.int64))
+        return np.repeat(np.arange(counts.shape[0], dtype=np.int64), counts)
+
+    # ------------------------------------------------------------ kernels
+    def _kernel_ok(self, semiring):
+        return (not semiring.is_user and semiring.mult.opcode in _KERNEL_MULT
+                and semiring.monoid.opcode >= 0)
+
+    @staticmethod
+    def _compute_dtype(semiring, out_dtype):
+        return dtypes.BOOL if semiring.mult.name in _LOGICAL else out_dtype
+
+    @staticmethod
+    def _operand(vals, read, cd):
+        if read and vals is not None:
+            return vals if vals.dtype == cd else vals.astype(cd)
+        return np.zeros(1, dtype=cd)
+
+    def _term(self, semiring, out_dtype):
+        t = semiring.monoid.terminal(out_dtype)
+        return (t, True) if t is not None else (out_dtype.type(0), False)
+
+    def spmv_pull(self, R, x, semiring, rows, swap, out_dtype):
+        if not self._kernel_ok(semiring):
+            return super().spmv_pull(R, x, semiring, rows, swap, out_dtype)
+        indptr, indices, rvals = R
+        nrows = indptr.shape[0] - 1
+        xvals, xpres = x
+        cd = self._compute_dtype(semiring, out_dtype)
+        ra, rx = self._reads(semiring, swap)
+        a = self._operand(rvals, ra, cd)
+        xv = self._operand(xvals, True, cd) if rx else np.zeros(xvals.shape[0], dtype=cd)
+        outv = np.zeros(nrows, dtype=out_dtype)
+        outp = np.zeros(nrows, dtype=bool)
+        if rows is None:
+            rows = np.arange(nrows, dtype=np.int64)
+        term, has_term = self._term(semiring, out_dtype)
+        _kernels().pull(indptr, indices, a, bool(ra and rvals is not None), xv,
+                        xpres if xpres is not None else np.zeros(1, dtype=bool),
+                        xpres is not None, rows, semiring.monoid.opcode, semiring.mult.opcode,
+                        swap, term, has_term, semiring.monoid.is_any, outv, outp)
+        return outv, outp
+
+    def spmspv_push(self, P, x, semiring, allowed, swap, out_dtype, n_out):
+        if not self._kernel_ok(semiring):
+            return super().spmspv_push(P, x, semiring, allowed, swap, out_dtype, n_out)
+        indptr, indices, pvals = P
+        xidx, xvals = x
+        cd = self._compute_dtype(semiring, out_dtype)
+        ra, rx = self._reads(semiring, swap)
+        a = self._operand(pvals, ra, cd)
+        xv = self._operand(xvals, True, cd) if rx else np.zeros(xidx.shape[0], dtype=cd)
+        outv = np.zeros(n_out, dtype=out_dtype)
+        outp = np.zeros(n_out, dtype=bool)
+        touched = np.empty(n_out, dtype=np.int64)
+        nt = _kernels().push(indptr, indices, a, bool(ra and pvals is not None), xidx, xv,
+                             allowed if allowed is not None else np.zeros(1, dtype=bool),
+                             allowed is not None, semiring.monoid.opcode, semiring.mult.opcode,
+                             swap, semiring.monoid.is_any, outv, outp, touched)
+        idx = np.sort(touched[:nt])
+        return idx, outv[idx]
+
+    def spgemm_dot(self, A, BT, semiring, mask_keys, out_dtype, shape, inner):
+        if not self._kernel_ok(semiring):
+            return super().spgemm_dot(A, BT, semiring, mask_keys, out_dtype, shape, inner)
+        ai, aj, av = A
+        bi, bj, bv = BT
+        n = np.int64(shape[1])
+        mrows = mask_keys // n if n else mask_keys
+        mcols = mask_keys - mrows * n
+        cd = self._compute_dtype(semiring, out_dtype)
+        m = semiring.mult
+        outv = np.zeros(mask_keys.shape[0], dtype=out_dtype)
+        outp = np.zeros(mask_keys.shape[0], dtype=bool)
+        term, has_term = self._term(semiring, out_dtype)
+        _kernels().dot(ai, aj, self._operand(av, m.reads_x, cd), bool(m.reads_x and av is not None),
+                       bi, bj, self._operand(bv, m.reads_y, cd), bool(m.reads_y and bv is not None),
+                       mrows, mcols, semiring.monoid.opcode, m.opcode, term, has_term,
+                       semiring.monoid.is_any, outv, outp)
+        return mask_keys[outp], outv[outp]
+
+    def spmm(self, A, X, semiring, out_dtype):
+        ai, aj, av = A
+        if (semiring.name == "plus_times" and av is not None and out_dtype.kind == "f"
+                and X.dtype.kind == "f"):
+            m = ai.shape[0] - 1
+            S = sp.csr_matrix((av, aj, ai), shape=(m, X.shape[0]))
+            return np.asarray(S @ X, dtype=out_dtype), np.diff(ai) > 0
+        return super().spmm(A, X, semiring, out_dtype)

@@ -1,0 +1,249 @@
+"""numba loop kernels for the CPU backend.
+
+Operators arrive as opcodes (``operators.predefined.ADD_OPCODES`` and
+``MULT_OPCODES``); the operand arrays are already cast to one compute type, so
+each kernel compiles once per dtype signature and is cached on disk
+(``cache=True``).  Logical multiplies (land/lor/lxor) get bool operands.
+"""
+import numpy as np
+from numba import njit, prange
+
+# add opcodes
+_PLUS, _TIMES, _MIN, _MAX, _LOR, _LAND, _LXOR, _ANY, _EQ = range(9)
+
+
+@njit(inline="always", cache=True)
+def _mult(op, x, y, i, k, j):
+    if op == 0:
+        return x * y
+    elif op == 1:
+        return x + y
+    elif op == 2:
+        return x - y
+    elif op == 3:
+        return x if x < y else (y if y == y else x)     # fmin: NaN loses
+    elif op == 4:
+        return x if x > y else (y if y == y else x)
+    elif op == 5:
+        return x
+    elif op == 6:
+        return y
+    elif op == 7:
+        return 1
+    elif op == 8:
+        return x and y
+    elif op == 9:
+        return x or y
+    elif op == 10:
+        return x != y
+    elif op == 11:
+        return i
+    elif op == 12:
+        return k
+    elif op == 13:
+        return k
+    elif op == 14:
+        return j
+    elif op == 15:
+        return x
+    else:  # 16: rminus
+        return y - x
+
+
+@njit(inline="always", cache=True)
+def _add(op, a, b):
+    if op == _PLUS:
+        return a + b
+    elif op == _TIMES:
+        return a * b
+    elif op == _MIN:
+        return a if a < b else (b if b == b else a)
+    elif op == _MAX:
+        return a if a > b else (b if b == b else a)
+    elif op == _LOR:
+        return a or b
+    elif op == _LAND:
+        return a and b
+    elif op == _LXOR:
+        return a != b
+    elif op == _EQ:
+        return a == b
+    else:  # any
+        return a
+
+
+@njit(cache=True, parallel=True)
+def pull(indptr, indices, avals, read_a, xvals, xpres, has_pres, rows, addop, multop, swap,
+         term, has_term, is_any, outv, outp):
+    """w(r) = add_c A(r,c) * x(c) over the listed rows, stopping a row early
+    once its sum reaches the monoid's terminal value (or at the first term for
+    ``any``)."""
+    for t in prange(rows.shape[0]):
+        r = rows[t]
+        found = False
+        acc = outv[r]
+        for p in range(indptr[r], indptr[r + 1]):
+            c = indices[p]
+            if has_pres and not xpres[c]:
+                continue
+            a = avals[p] if read_a else avals[0]
+            if swap:
+                prod = _mult(multop, xvals[c], a, 0, c, r)
+            else:
+                prod = _mult(multop, a, xvals[c], r, c, 0)
+            if found:
+                acc = _add(addop, acc, prod)
+            else:
+                acc = prod
+                found = True
+            if is_any or (has_term and acc == term):
+                break
+        if found:
+            outv[r] = acc
+            outp[r] = True
+
+
+@njit(cache=True)
+def push(indptr, indices, pvals, read_p, xidx, xvals, allowed, has_allowed, addop, multop,
+         swap, is_any, outv, outp, touched):
+    """Scatter P(c, :) * x(c) for every stored x(c) into a dense accumulator;
+    the mask (``allowed``) is tested before each product.  Returns the number
+    of touched outputs (their indices are in ``touched[:n]``, unsorted)."""
+    nt = 0
+    for t in range(xidx.shape[0]):
+        c = xidx[t]
+        xv = xvals[t]
+        for p in range(indptr[c], indptr[c + 1]):
+            r = indices[p]
+            if has_allowed and not allowed[r]:
+                continue
+            if outp[r] and is_any:
+                continue
+            a = pvals[p] if read_p else pvals[0]
+            if swap:
+                prod = _mult(multop, xv, a, 0, c, r)
+            else:
+                prod = _mult(multop, a, xv, r, c, 0)
+            if outp[r]:
+                outv[r] = _add(addop, outv[r], prod)
+            else:
+                outv[r] = prod
+                outp[r] = True
+                touched[nt] = r
+                nt += 1
+    return nt
+
+
+@njit(cache=True, parallel=True)
+def dot(ai, aj, av, read_a, bi, bj, bv, read_b, mrows, mcols, addop, multop, term, has_term,
+        is_any, outv, outp):
+    """Masked dot-product SpGEMM: for the t-th mask entry (i, j),
+    out[t] = add_k A(i,k) * B(k,j), by merging row i of A with row j of B^T."""
+    for t in prange(mrows.shape[0]):
+        i = mrows[t]
+        j = mcols[t]
+        p = ai[i]
+        pe = ai[i + 1]
+        q = bi[j]
+        qe = bi[j + 1]
+        found = False
+        acc = outv[t]
+        while p < pe and q < qe:
+            ka = aj[p]
+            kb = bj[q]
+            if ka < kb:
+                p += 1
+            elif kb < ka:
+                q += 1
+            else:
+                prod = _mult(multop, av[p] if read_a else av[0], bv[q] if read_b else bv[0],
+                             i, ka, j)
+                if found:
+                    acc = _add(addop, acc, prod)
+                else:
+                    acc = prod
+                    found = True
+                if is_any or (has_term and acc == term):
+                    break
+                p += 1
+                q += 1
+        if found:
+            outv[t] = acc
+            outp[t] = True
+
+
+@njit(cache=True, parallel=True)
+def intersect_count(ai, aj, bi, bj, mrows, mcols, out):
+    """out[t] = |row mrows[t] of A  intersect  row mcols[t] of B| (sorted rows)."""
+    for t in prange(mrows.shape[0]):
+        p = ai[mrows[t]]
+        pe = ai[mrows[t] + 1]
+        q = bi[mcols[t]]
+        qe = bi[mcols[t] + 1]
+        s = 0
+        while p < pe and q < qe:
+            if aj[p] < bj[q]:
+                p += 1
+            elif bj[q] < aj[p]:
+                q += 1
+            else:
+                s += 1
+                p += 1
+                q += 1
+        out[t] = s
+
+
+def compile_segment_reduce(f):
+    """A segmented reduction with a user operator (jitted ``f``)."""
+    @njit
+    def seg(vals, starts, out):
+        n = vals.shape[0]
+        ns = starts.shape[0]
+        for s in range(ns):
+            a = starts[s]
+            b = starts[s + 1] if s + 1 < ns else n
+            acc = vals[a]
+            for t in range(a + 1, b):
+                acc = f(acc, vals[t])
+            out[s] = acc
+    return seg
+
+
+def compile_map2(f):
+    @njit
+    def map2(x, y, out):
+        for t in range(out.shape[0]):
+            out[t] = f(x[t], y[t])
+    return map2
+
+
+def compile_map1(f):
+    @njit
+    def map1(x, out):
+        for t in range(out.shape[0]):
+            out[t] = f(x[t])
+    return map1
+
+
+def compile_map_index(f):
+    @njit
+    def mapi(x, i, j, thunk, out):
+        for t in range(out.shape[0]):
+            out[t] = f(x[t], i[t], j[t], thunk)
+    return mapi
+
+
+@njit(cache=True)
+def _seg_eq(vals, starts, out):
+    n = vals.shape[0]
+    ns = starts.shape[0]
+    for s in range(ns):
+        a = starts[s]
+        b = starts[s + 1] if s + 1 < ns else n
+        acc = vals[a]
+        for t in range(a + 1, b):
+            acc = acc == vals[t]
+        out[s] = acc
+
+
+segment_eq = _seg_eq

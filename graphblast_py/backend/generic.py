@@ -1,0 +1,431 @@
+"""Array-namespace implementations shared by both backends.
+
+Everything here is written against ``self.xp`` (NumPy on the CPU backend, CuPy
+on the GPU backend): bulk, vectorized array expressions (gathers, scans,
+sorts, searchsorted).  A backend subclass replaces any method with a faster
+kernel behind the same signature -- numba loop kernels on the CPU, generated
+CUDA kernels on the GPU -- so the object layer never knows which it got.
+
+Conventions
+-----------
+* indices inside a computation are int64; stored column indices use the
+  smallest index dtype that fits (``dtypes.index_dtype``).
+* a *keys* array is a sorted, duplicate-free int64 array of linear positions
+  (``i * ncols + j`` for a matrix, ``i`` for a vector).
+* ``vals is None`` means "not read / iso" -- a kernel never touches it then.
+* a semiring product between ``x`` (first operand) and ``y`` (second) is
+  described by the output row ``r``, inner index ``c`` and output column: see
+  :meth:`mult`.
+"""
+import numpy as np
+
+from .. import dtypes
+from ..errors import DomainMismatch, InvalidValue, OutOfMemory
+
+
+class ArrayBackend:
+    name = "generic"
+    xp = np
+
+    # ------------------------------------------------------------ arrays
+    def asarray(self, x, dtype=None):
+        return self.xp.asarray(x, dtype=dtype)
+
+    def to_host(self, a):
+        return np.asarray(a)
+
+    def empty(self, n, dtype):
+        return self.xp.empty(n, dtype=dtype)
+
+    def zeros(self, n, dtype):
+        return self.xp.zeros(n, dtype=dtype)
+
+    def full(self, n, value, dtype):
+        return self.xp.full(n, value, dtype=dtype)
+
+    def arange(self, n, dtype=np.int64):
+        return self.xp.arange(n, dtype=dtype)
+
+    def item(self, a):
+        """A host scalar from a 0-d or 1-element device array (one sync)."""
+        return self.to_host(a).reshape(-1)[0].item()
+
+    def count_nonzero(self, a):
+        return int(self.xp.count_nonzero(a))
+
+    def cast(self, a, dtype):
+        return a if a.dtype == dtype else a.astype(dtype)
+
+    def check_alloc(self, nbytes, what):
+        """Refuse absurd allocations before trying them."""
+        if nbytes > self.max_alloc_bytes():
+            raise OutOfMemory(f"{what} needs {nbytes / 2**30:.1f} GiB, more than the "
+                              f"{self.max_alloc_bytes() / 2**30:.1f} GiB this {self.name} "
+                              "device can provide")
+
+    def max_alloc_bytes(self):
+        try:
+            import os
+            return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+        except (ValueError, OSError, AttributeError):  # pragma: no cover
+            return 2**40
+
+    # ------------------------------------------------------------ operators
+    def unary(self, op, x, out_dtype):
+        if op.is_user:
+            return self.user_unary(op, x.dtype, out_dtype)(x)
+        return self.cast(self.xp.asarray(op.vec(self.xp, x)), out_dtype)
+
+    def binary(self, op, x, y, out_dtype):
+        """Elementwise ``op(x, y)`` for non-positional operators; ``x``/``y``
+        are arrays or scalars (``None`` where the operator does not read it)."""
+        xp = self.xp
+        if op.is_user:
+            dt = dtypes.result_type(_dt(x), _dt(y))
+            return self.cast(self.user_binary(op, dt, out_dtype)(x, y), out_dtype)
+        if op.name == "pair":
+            n = _len(x, y)
+            return xp.ones(n, dtype=out_dtype) if n is not None else out_dtype.type(1)
+        if op.name in ("first", "any"):
+            return self.cast(xp.asarray(x), out_dtype)
+        if op.name == "second":
+            return self.cast(xp.asarray(y), out_dtype)
+        if op.result == "arith":
+            if _dt(x) == dtypes.BOOL and _dt(y) == dtypes.BOOL:
+                x = xp.asarray(x).astype(np.int64)
+                y = xp.asarray(y).astype(np.int64)
+        return self.cast(xp.asarray(op.vec(xp, x, y)), out_dtype)
+
+    def mult(self, op, x, y, r, c, col, out_dtype):
+        """Semiring product for a batch of terms ``x(r, c) (*) y(c, col)``:
+        positional operators return ``r`` (firsti), ``c`` (firstj/secondi) or
+        ``col`` (secondj); ``r``/``col`` may be callables producing the array
+        lazily or the scalar 0 (the index of a vector's single column/row)."""
+        if op.positional is not None:
+            which = {"firsti": r, "firstj": c, "secondi": c, "secondj": col}[op.positional]
+            which = which() if callable(which) else which
+            n = _len(x, y, c)
+            if not hasattr(which, "shape") or which.shape == ():
+                return self.xp.full(n, which, dtype=out_dtype)
+            return self.cast(which, out_dtype)
+        return self.binary(op, x, y, out_dtype)
+
+    def indexunary(self, op, x, i, j, thunk, out_dtype):
+        if op.is_user:
+            return self.cast(self.user_indexunary(op, _dt(x), out_dtype)(x, i, j, thunk),
+                             out_dtype)
+        return self.cast(self.xp.asarray(op.vec(self.xp, x, i, j, thunk)), out_dtype)
+
+    def user_unary(self, op, in_dtype, out_dtype):  # pragma: no cover - backend specific
+        raise NotImplementedError
+
+    user_binary = user_indexunary = user_unary
+
+    # ------------------------------------------------------------ reductions
+    def segment_reduce(self, monoid, vals, starts):
+        """Reduce ``vals`` over the contiguous segments beginning at ``starts``
+        (non-empty, ascending) with ``monoid``."""
+        raise NotImplementedError  # pragma: no cover - backend specific
+
+    def reduce(self, monoid, vals, out_dtype):
+        """Reduce a whole array to a host scalar (identity when empty)."""
+        if vals.shape[0] == 0:
+            return monoid.identity(out_dtype)
+        vals = self.cast(vals, out_dtype)
+        r = self.segment_reduce(monoid, vals, self.xp.zeros(1, dtype=np.int64))
+        return self.to_host(r)[0]
+
+    # ------------------------------------------------------------ structure
+    def expand(self, counts):
+        """For segments of the given lengths: (segment id, offset within the
+        segment) of every element, in order."""
+        xp = self.xp
+        counts = counts.astype(np.int64, copy=False)
+        ends = xp.cumsum(counts)
+        total = int(ends[-1]) if ends.shape[0] else 0
+        idx = xp.arange(total, dtype=np.int64)
+        seg = xp.searchsorted(ends, idx, side="right")
+        off = idx - (ends[seg] - counts[seg]) if total else idx
+        return seg, off
+
+    def argsort(self, keys):
+        return self.xp.argsort(keys, kind="stable")
+
+    def segment_starts(self, sorted_keys):
+        """Offsets where a new run of equal keys begins."""
+        xp = self.xp
+        n = sorted_keys.shape[0]
+        if n == 0:
+            return xp.zeros(0, dtype=np.int64)
+        flag = xp.empty(n, dtype=bool)
+        flag[0] = True
+        xp.not_equal(sorted_keys[1:], sorted_keys[:-1], out=flag[1:])
+        return xp.flatnonzero(flag)
+
+    def reduce_by_key(self, monoid, keys, vals, presorted=False):
+        """Combine values of equal keys: returns (unique sorted keys, values)."""
+        if not presorted:
+            order = self.argsort(keys)
+            keys = keys[order]
+            vals = vals[order] if vals is not None else None
+        starts = self.segment_starts(keys)
+        if vals is None:
+            return keys[starts], None
+        if starts.shape[0] == keys.shape[0]:
+            return keys, vals
+        return keys[starts], self.segment_reduce(monoid, vals, starts)
+
+    def member(self, keys, set_keys):
+        """Boolean array: which of ``keys`` occur in sorted ``set_keys``."""
+        xp = self.xp
+        if set_keys.shape[0] == 0 or keys.shape[0] == 0:
+            return xp.zeros(keys.shape[0], dtype=bool)
+        pos = xp.searchsorted(set_keys, keys)
+        pos = xp.minimum(pos, set_keys.shape[0] - 1)
+        return set_keys[pos] == keys
+
+    def locate(self, keys, set_keys):
+        """(found mask, position in set_keys) for each of ``keys``."""
+        xp = self.xp
+        if set_keys.shape[0] == 0:
+            return xp.zeros(keys.shape[0], dtype=bool), xp.zeros(keys.shape[0], dtype=np.int64)
+        pos = xp.minimum(xp.searchsorted(set_keys, keys), set_keys.shape[0] - 1)
+        return set_keys[pos] == keys, pos
+
+    # ------------------------------------------------------------ sparse formats
+    def rows_of(self, indptr, nnz):
+        """Row index of every stored entry of a CSR structure."""
+        xp = self.xp
+        nrows = indptr.shape[0] - 1
+        return xp.searchsorted(indptr[1:].astype(np.int64), xp.arange(nnz, dtype=np.int64),
+                               side="right")
+
+    def csr_to_keys(self, indptr, indices, ncols):
+        rows = self.rows_of(indptr, indices.shape[0])
+        return rows * np.int64(ncols) + indices.astype(np.int64)
+
+    def keys_to_csr(self, keys, nrows, ncols):
+        """Sorted unique keys -> (indptr, indices) with compact index dtypes."""
+        xp = self.xp
+        it = dtypes.index_dtype(max(ncols, keys.shape[0]))
+        if ncols == 0:
+            rows = keys
+            cols = keys
+        else:
+            rows = keys // np.int64(ncols)
+            cols = keys - rows * np.int64(ncols)
+        indptr = xp.searchsorted(rows, xp.arange(nrows + 1, dtype=np.int64)).astype(it)
+        return indptr, cols.astype(dtypes.index_dtype(ncols))
+
+    def coo_to_sorted(self, rows, cols, ncols, vals, dup):
+        """Sort COO triples into keys order; ``dup`` is a BinaryOp/Monoid used
+        to combine duplicates, or None to reject them (returns the first
+        duplicate position for the error message)."""
+        keys = rows.astype(np.int64) * np.int64(ncols) + cols.astype(np.int64)
+        order = self.argsort(keys)
+        keys = keys[order]
+        vals = vals[order] if vals is not None else None
+        starts = self.segment_starts(keys)
+        if starts.shape[0] == keys.shape[0]:
+            return keys, vals, None
+        if dup is None:
+            xp = self.xp
+            flag = xp.ones(keys.shape[0], dtype=bool)
+            flag[starts] = False
+            first = int(xp.flatnonzero(flag)[0])
+            return keys, vals, int(keys[first])
+        if vals is None:
+            return keys[starts], None, None
+        return keys[starts], self.segment_reduce_op(dup, vals, starts), None
+
+    def segment_reduce_op(self, op, vals, starts):
+        """Like segment_reduce but with any BinaryOp, applied left to right."""
+        from ..operators.core import Monoid
+        return self.segment_reduce(Monoid(op, 0, None), vals, starts)
+
+    def transpose_csr(self, indptr, indices, vals, nrows, ncols):
+        """CSR of the transpose (= CSC of the matrix), stable in row order."""
+        xp = self.xp
+        nnz = indices.shape[0]
+        rows = self.rows_of(indptr, nnz)
+        cols = indices.astype(np.int64)
+        order = self.argsort(cols)
+        t_indices = rows[order].astype(dtypes.index_dtype(nrows))
+        counts = xp.bincount(cols, minlength=ncols) if nnz else xp.zeros(ncols, dtype=np.int64)
+        t_indptr = xp.zeros(ncols + 1, dtype=indptr.dtype if nnz < 2**31 - 1 else np.int64)
+        xp.cumsum(counts, out=t_indptr[1:])
+        return t_indptr, t_indices, (vals[order] if vals is not None else None)
+
+    def gather_rows(self, indptr, rows):
+        """Positions of every stored entry of the listed rows, with the list
+        position each came from: (seg, pos)."""
+        rows = rows.astype(np.int64, copy=False)
+        start = indptr[rows].astype(np.int64)
+        lens = indptr[rows + 1].astype(np.int64) - start
+        seg, off = self.expand(lens)
+        return seg, start[seg] + off
+
+    # ------------------------------------------------------------ mxv / vxm
+    def product(self, mult, x, y, r, c, col, out_dtype, n):
+        """Batch of ``n`` semiring products ``x (*) y`` cast to ``out_dtype``;
+        positional operators take ``r``/``c``/``col`` (see :meth:`mult`)."""
+        if mult.positional is not None:
+            p = self.mult(mult, x, y, r, c, col, out_dtype)
+        elif mult.name == "pair" or (x is None and y is None):
+            return self.xp.ones(n, dtype=out_dtype)
+        else:
+            p = self.binary(mult, x, y, out_dtype)
+        if not hasattr(p, "shape") or p.shape == ():
+            p = self.xp.full(n, p, dtype=out_dtype)
+        return self.cast(p, out_dtype)
+
+    def _vec_product(self, semiring, mat_vals, vec_vals, r, c, swap, out_dtype, n):
+        # mxv: A(r, c) (*) x(c)  -> firsti=r, firstj=secondi=c, secondj=0
+        # vxm: x(c) (*) A(c, r)  -> firsti=0, firstj=secondi=c, secondj=r
+        if swap:
+            return self.product(semiring.mult, vec_vals, mat_vals, 0, c, r, out_dtype, n)
+        return self.product(semiring.mult, mat_vals, vec_vals, r, c, 0, out_dtype, n)
+
+    @staticmethod
+    def _reads(semiring, swap):
+        """(reads matrix values, reads vector values)"""
+        m = semiring.mult
+        return (m.reads_y, m.reads_x) if swap else (m.reads_x, m.reads_y)
+
+    def spmv_pull(self, R, x, semiring, rows, swap, out_dtype):
+        """Pull: ``w(r) = add_c R(r,c) (*) x(c)`` for the rows ``rows`` (int64
+        array) or all rows (None).  ``R = (indptr, indices, vals)`` (vals None
+        when not read); ``x = (vals, present)`` dense (present None: all
+        present).  ``swap``: x is the first operand of the product (vxm).
+        Returns (vals, present) dense over all rows of R."""
+        xp = self.xp
+        indptr, indices, rvals = R
+        nrows = indptr.shape[0] - 1
+        xvals, xpres = x
+        if rows is None:
+            rows = xp.arange(nrows, dtype=np.int64)
+        seg, pos = self.gather_rows(indptr, rows)
+        c = indices[pos].astype(np.int64)
+        if xpres is not None:
+            keep = xpres[c]
+            seg, pos, c = seg[keep], pos[keep], c[keep]
+        ra, rx = self._reads(semiring, swap)
+        a = rvals[pos] if (ra and rvals is not None) else None
+        b = xvals[c] if rx else None
+        prod = self._vec_product(semiring, a, b, lambda: rows[seg], c, swap, out_dtype,
+                                 c.shape[0])
+        starts = self.segment_starts(seg)
+        out = xp.zeros(nrows, dtype=out_dtype)
+        pres = xp.zeros(nrows, dtype=bool)
+        if starts.shape[0]:
+            hit = rows[seg[starts]]
+            out[hit] = self.segment_reduce(semiring.monoid, prod, starts)
+            pres[hit] = True
+        return out, pres
+
+    def spmspv_push(self, P, x, semiring, allowed, swap, out_dtype, n_out):
+        """Push: for every stored x(c), scatter ``P(c, r) (*) x(c)`` into w(r),
+        ``P = (indptr, indices, vals)`` (the columns of A for mxv, its rows for
+        vxm).  ``x = (idx, vals)`` sparse; ``allowed`` an optional bool array
+        over outputs (the mask, applied to products before reduction).
+        Returns (idx, vals) sparse, sorted."""
+        indptr, indices, pvals = P
+        xidx, xvals = x
+        seg, pos = self.gather_rows(indptr, xidx)
+        r = indices[pos].astype(np.int64)
+        if allowed is not None:
+            keep = allowed[r]
+            seg, pos, r = seg[keep], pos[keep], r[keep]
+        ra, rx = self._reads(semiring, swap)
+        a = pvals[pos] if (ra and pvals is not None) else None
+        b = xvals[seg] if rx else None
+        prod = self._vec_product(semiring, a, b, r, xidx[seg], swap, out_dtype, r.shape[0])
+        if semiring.monoid.is_any:
+            order = self.argsort(r)
+            r, prod = r[order], prod[order]
+            starts = self.segment_starts(r)
+            return r[starts], prod[starts]
+        return self.reduce_by_key(semiring.monoid, r, prod)
+
+    # ------------------------------------------------------------ mxm
+    def spgemm(self, A, B, semiring, mask, out_dtype, shape):
+        """Saxpy / ESC SpGEMM: expand all products, filter by the mask
+        (``mask = (keys, complement)`` or None), sort, reduce.
+        A, B: (indptr, indices, vals) with vals None when not read.
+        Returns (keys, vals)."""
+        ai, aj, av = A
+        bi, bj, bv = B
+        n = shape[1]
+        arow = self.rows_of(ai, aj.shape[0])
+        k = aj.astype(np.int64)
+        blen = (bi[1:] - bi[:-1]).astype(np.int64)
+        seg, off = self.expand(blen[k])
+        bpos = bi[:-1].astype(np.int64)[k][seg] + off
+        i = arow[seg]
+        j = bj[bpos].astype(np.int64)
+        keys = i * np.int64(n) + j
+        if mask is not None:
+            mkeys, comp = mask
+            keep = self.member(keys, mkeys)
+            if comp:
+                keep = ~keep
+            seg, bpos, i, j, keys = seg[keep], bpos[keep], i[keep], j[keep], keys[keep]
+        mult = semiring.mult
+        a = av[seg] if (av is not None and mult.reads_x) else None
+        b = bv[bpos] if (bv is not None and mult.reads_y) else None
+        p = self.product(mult, a, b, i, lambda: k[seg], j, out_dtype, keys.shape[0])
+        return self.reduce_by_key(semiring.monoid, keys, p)
+
+    def spgemm_dot(self, A, BT, semiring, mask_keys, out_dtype, shape, inner):
+        """Masked dot-product SpGEMM: for each (i, j) in ``mask_keys`` (sorted),
+        ``add_k A(i,k) (*) B(k,j)`` with B given by the rows of its transpose
+        ``BT`` (n x k).  Generic version: ESC restricted to the mask."""
+        ti, tj, tv = BT
+        B = self.transpose_csr(ti, tj, tv, shape[1], inner)
+        return self.spgemm(A, B, semiring, (mask_keys, False), out_dtype, shape)
+
+    def spmm(self, A, X, semiring, out_dtype):
+        """Sparse A (CSR, vals None when not read) times a dense block X (2-D,
+        every entry present): returns (dense m x ncols array, row presence)."""
+        xp = self.xp
+        ai, aj, av = A
+        m = ai.shape[0] - 1
+        ncols = X.shape[1]
+        nnz = aj.shape[0]
+        out = xp.zeros((m, ncols), dtype=out_dtype)
+        pres = (ai[1:] - ai[:-1]) > 0
+        if nnz == 0 or ncols == 0:
+            return out, pres
+        rows = self.rows_of(ai, nnz)
+        k = aj.astype(np.int64)
+        mult = semiring.mult
+        if mult.positional is not None:
+            cols = xp.arange(ncols, dtype=np.int64)[None, :]
+            which = {"firsti": rows[:, None], "firstj": k[:, None], "secondi": k[:, None],
+                     "secondj": cols}[mult.positional]
+            p = xp.broadcast_to(which, (nnz, ncols)).astype(out_dtype)
+        elif mult.name == "pair" or (not mult.reads_x and not mult.reads_y):
+            p = xp.ones((nnz, ncols), dtype=out_dtype)
+        else:
+            a = av[:, None] if (mult.reads_x and av is not None) else None
+            b = X[k] if mult.reads_y else None
+            p = xp.broadcast_to(self.binary(mult, a, b, out_dtype), (nnz, ncols))
+        p = xp.ascontiguousarray(p)
+        starts = self.segment_starts(rows)
+        out[rows[starts]] = self.segment_reduce(semiring.monoid, p, starts)
+        return out, pres
+
+
+def _dt(x):
+    if x is None:
+        return dtypes.BOOL
+    if hasattr(x, "dtype"):
+        return x.dtype
+    return dtypes.of_value(x)
+
+
+def _len(*arrays):
+    for a in arrays:
+        if a is not None and hasattr(a, "shape") and a.shape != ():
+            return a.shape[0]
+    return None

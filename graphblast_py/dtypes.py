@@ -1,0 +1,118 @@
+"""Supported element types and the casting rules.
+
+Types: ``bool``, ``int8``..``int64``, ``uint8``..``uint64``, ``float32``,
+``float64`` (python-graphblas names ``BOOL``, ``INT32``, ``FP64`` ... are
+accepted too).  Complex types are rejected with :class:`DomainMismatch`.
+
+Casting (documented in docs/concepts.md):
+
+* an operator's inputs are cast to its domain: the NumPy result type of the two
+  operand types (``int32`` with ``float32`` gives ``float64``, as in NumPy);
+  arithmetic operators (plus, minus, times, div) on two ``bool`` operands
+  compute in ``int64`` so that ``plus_pair`` counts;
+* comparison operators return ``bool``; positional ones (``firsti`` ...) ``int64``;
+* a result written into an existing ``out`` is cast to ``out.dtype`` with C
+  semantics (NumPy ``casting="unsafe"``: float to int truncates toward zero).
+"""
+import numpy as np
+
+from .errors import DomainMismatch
+
+BOOL = np.dtype(bool)
+INT8, INT16, INT32, INT64 = (np.dtype(t) for t in ("int8", "int16", "int32", "int64"))
+UINT8, UINT16, UINT32, UINT64 = (np.dtype(t) for t in ("uint8", "uint16", "uint32", "uint64"))
+FP32, FP64 = np.dtype("float32"), np.dtype("float64")
+
+ALL = (BOOL, INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, UINT64, FP32, FP64)
+_SUPPORTED = frozenset(ALL)
+_ALIASES = {
+    "bool": BOOL, "int8": INT8, "int16": INT16, "int32": INT32, "int64": INT64,
+    "uint8": UINT8, "uint16": UINT16, "uint32": UINT32, "uint64": UINT64,
+    "fp32": FP32, "fp64": FP64, "float32": FP32, "float64": FP64,
+    "float": FP64, "int": INT64,
+}
+_cache = {}
+
+
+def lookup(dtype):
+    """Return the ``numpy.dtype`` for ``dtype`` or raise :class:`DomainMismatch`."""
+    try:
+        return _cache[dtype]
+    except (KeyError, TypeError):
+        pass
+    key = dtype
+    if isinstance(dtype, str):
+        found = _ALIASES.get(dtype.lower())
+        if found is None:
+            raise DomainMismatch(f"unknown dtype {dtype!r}; expected one of "
+                                 f"{sorted(_ALIASES)}")
+        dt = found
+    else:
+        try:
+            dt = np.dtype(dtype)
+        except TypeError:
+            raise DomainMismatch(f"cannot interpret {dtype!r} as a dtype") from None
+    if dt not in _SUPPORTED:
+        raise DomainMismatch(f"dtype {dt} is not supported; supported: bool, int8..int64, "
+                             "uint8..uint64, float32, float64")
+    try:
+        _cache[key] = dt
+    except TypeError:
+        pass
+    return dt
+
+
+def of_value(x):
+    """Dtype to use for a Python/NumPy scalar given without a dtype."""
+    if isinstance(x, (bool, np.bool_)):
+        return BOOL
+    if isinstance(x, (int, np.integer)):
+        return lookup(np.asarray(x).dtype) if isinstance(x, np.integer) else INT64
+    if isinstance(x, (float, np.floating)):
+        return FP64 if isinstance(x, float) else lookup(np.asarray(x).dtype)
+    raise DomainMismatch(f"scalar {x!r} of type {type(x).__name__} is not a supported value "
+                         "(bool, int or float)")
+
+
+def result_type(a, b):
+    """NumPy promotion restricted to the supported types (uint64 with a signed
+    type gives float64, as in NumPy)."""
+    return np.result_type(a, b)
+
+
+def is_float(dt):
+    return dt.kind == "f"
+
+
+def is_int(dt):
+    return dt.kind in "iu"
+
+
+def min_value(dt):
+    if dt == BOOL:
+        return False
+    if dt.kind == "f":
+        return -np.inf
+    return np.iinfo(dt).min
+
+
+def max_value(dt):
+    if dt == BOOL:
+        return True
+    if dt.kind == "f":
+        return np.inf
+    return np.iinfo(dt).max
+
+
+def ctype(dt):
+    """C type name used in generated CUDA kernels."""
+    return {
+        "b": "bool", "i1": "signed char", "i2": "short", "i4": "int", "i8": "long long",
+        "u1": "unsigned char", "u2": "unsigned short", "u4": "unsigned int",
+        "u8": "unsigned long long", "f4": "float", "f8": "double",
+    }[dt.kind + (str(dt.itemsize) if dt.kind != "b" else "")]
+
+
+def index_dtype(n):
+    """int32 when every index (and count) below ``n`` fits, else int64."""
+    return INT32 if n < 2**31 - 1 else INT64

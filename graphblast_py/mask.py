@@ -1,0 +1,56 @@
+"""Masks: ``x.S`` (structure: where x has an entry), ``x.V`` (value: where x
+has an entry that is truthy, i.e. nonzero/True) and their complements ``~m``.
+
+A mask never holds data of its own; it is evaluated by the operation that
+takes it, either as a dense boolean array over the output (vectors) or as a
+sorted key set plus a complement flag (matrices and sparse vectors).
+"""
+from .errors import InvalidValue
+
+
+class Mask:
+    __slots__ = ("parent", "structure", "complement")
+
+    def __init__(self, parent, structure, complement=False):
+        self.parent, self.structure, self.complement = parent, structure, complement
+
+    def __invert__(self):
+        return Mask(self.parent, self.structure, not self.complement)
+
+    def __repr__(self):
+        kind = "S" if self.structure else "V"
+        return f"{'~' if self.complement else ''}{type(self.parent).__name__}.{kind}"
+
+    def __bool__(self):
+        raise InvalidValue("a mask has no truth value; pass it as mask=... to an operation")
+
+    # -------- evaluation (used by operations/output rule)
+    def keys(self):
+        """Sorted keys where the mask's parent 'is set' (stored, or stored and
+        truthy for a value mask); the caller applies ``complement``."""
+        return self.parent._mask_keys(self.structure)
+
+    def dense(self):
+        """Dense bool array over the parent's positions, complement applied
+        (vectors only)."""
+        allowed = self.parent._mask_dense(self.structure)
+        return ~allowed if self.complement else allowed
+
+
+def check_mask(mask, shape, what):
+    """Validate a mask argument against an output shape."""
+    from .errors import DimensionMismatch
+    if mask is None:
+        return None
+    if not isinstance(mask, Mask):
+        from .matrix import Matrix
+        from .vector import Vector
+        if isinstance(mask, (Matrix, Vector)):
+            raise InvalidValue(f"{what}: pass a mask as x.S (structure) or x.V (values), not "
+                               f"the {type(mask).__name__} itself")
+        raise InvalidValue(f"{what}: mask must be x.S, x.V or ~x.S/~x.V, got "
+                           f"{type(mask).__name__}")
+    if mask.parent.shape != shape:
+        raise DimensionMismatch(f"{what}: mask has shape {mask.parent.shape} but the output has "
+                                f"shape {shape}")
+    return mask

@@ -1,0 +1,459 @@
+"""Matrix: a sparse (CSR, lazily also CSC) or dense 2-D GraphBLAS matrix.
+
+Storage forms
+-------------
+* sparse: CSR (``indptr``, ``indices``, ``values``) always; the CSC (the CSR
+  of the transpose) is built on first need -- a push step or ``A.T`` -- and
+  cached until the matrix changes (``keep_csc=False`` never caches it).
+  An *iso* matrix (every stored value equal, e.g. an unweighted graph) keeps no
+  values array, only the one value.  Column indices are int32 when the
+  dimension fits, else int64.
+* dense: a row-major 2-D values array and a 2-D presence array (``None``
+  when every entry is present): the dense operand/result of SpMM, a block of
+  frontiers, :meth:`from_dense`.  Operations convert between the forms as
+  needed; :meth:`to_sparse_form` / :meth:`to_dense_form` force one.
+
+Arrays are never modified in place once stored (a mutation stores new
+arrays), so :meth:`dup`, ``A.T`` and aliasing ``out=`` are cheap and safe.
+"""
+import numpy as np
+
+from . import dtypes
+from .device import backend_for
+from .errors import DimensionMismatch, InvalidValue, NoValue
+from .indexing import check_index, check_size, coo_arrays
+from .mask import Mask
+
+
+class Matrix:
+    """``Matrix(dtype, nrows, ncols, device=None)`` -- an empty matrix."""
+
+    _is_vector = False
+    keep_csc = True   # class-wide default; set A.keep_csc = False to save memory
+
+    def __init__(self, dtype=dtypes.FP64, nrows=0, ncols=0, *, device=None):
+        self.dtype = dtypes.lookup(dtype)
+        self.nrows = check_size(nrows, "Matrix nrows")
+        self.ncols = check_size(ncols, "Matrix ncols")
+        self._be = backend_for(device)
+        be = self._be
+        self._set_csr(be.zeros(self.nrows + 1, dtypes.index_dtype(0)),
+                      be.zeros(0, dtypes.index_dtype(self.ncols)), be.zeros(0, self.dtype))
+
+    # ------------------------------------------------------------ storage
+    def _set_csr(self, indptr, indices, vals, iso=None):
+        self._form = "sparse"
+        self._indptr, self._indices = indptr, indices
+        self._vals = vals                   # None for an iso matrix
+        self._iso = None if vals is not None else self.dtype.type(iso)
+        self._dvals = self._dpres = None
+        self._csc = None
+        self._keys = None
+        self._nvals = indices.shape[0]
+
+    def _set_dense(self, vals, pres):
+        self._form = "dense"
+        self._dvals, self._dpres = vals, pres
+        self._indptr = self._indices = self._vals = self._iso = None
+        self._csc = self._keys = None
+        self._nvals = self.nrows * self.ncols if pres is None else None
+
+    def _assign_result(self, T):
+        kind = T[0]
+        be = self._be
+        if kind == "csr":
+            _, indptr, indices, vals, iso = T
+            self._set_csr(indptr, indices, None if vals is None else be.cast(vals, self.dtype),
+                          iso)
+        elif kind == "sparse":
+            indptr, indices = be.keys_to_csr(T[1], self.nrows, self.ncols)
+            self._set_csr(indptr, indices, be.cast(T[2], self.dtype))
+            self._keys = T[1]
+        elif kind == "dense2":
+            self._set_dense(be.cast(T[1], self.dtype), T[2])
+        else:  # pragma: no cover
+            raise InvalidValue(f"unknown result kind {kind!r}")
+
+    def _is_empty_fresh(self):
+        return self._form == "sparse" and self._indices.shape[0] == 0
+
+    @property
+    def device(self):
+        return self._be.name
+
+    @property
+    def shape(self):
+        return (self.nrows, self.ncols)
+
+    @property
+    def nvals(self):
+        if self._nvals is None:
+            self._nvals = self._be.count_nonzero(self._dpres)
+        return self._nvals
+
+    @property
+    def form(self):
+        return self._form
+
+    @property
+    def iso(self):
+        """True when every stored value is the same and no values array is kept."""
+        self._to_sparse()
+        return self._vals is None
+
+    @property
+    def iso_value(self):
+        return self._iso if self.iso else None
+
+    def _to_sparse(self):
+        if self._form == "sparse":
+            return
+        be = self._be
+        xp = be.xp
+        if self._dpres is None:
+            flat = xp.arange(self.nrows * self.ncols, dtype=np.int64)
+            vals = self._dvals.reshape(-1)
+        else:
+            flat = xp.flatnonzero(self._dpres.reshape(-1))
+            vals = self._dvals.reshape(-1)[flat]
+        indptr, indices = be.keys_to_csr(flat, self.nrows, self.ncols)
+        self._set_csr(indptr, indices, vals)
+        self._keys = flat
+
+    def to_sparse_form(self):
+        """Switch to the sparse (CSR) storage form; returns self."""
+        self._to_sparse()
+        return self
+
+    def to_dense_form(self):
+        """Switch to the dense storage form; returns self."""
+        if self._form == "dense":
+            return self
+        self._be.check_alloc(self.nrows * self.ncols * (self.dtype.itemsize + 1), "dense form")
+        vals, pres = self._dense_arrays()
+        self._set_dense(vals, pres)
+        return self
+
+    def _dense_arrays(self):
+        if self._form == "dense":
+            return self._dvals, self._dpres
+        be = self._be
+        keys, vals = self._keys_vals()
+        dv = be.zeros(self.nrows * self.ncols, self.dtype)
+        dp = be.zeros(self.nrows * self.ncols, bool)
+        dv[keys] = vals
+        dp[keys] = True
+        return dv.reshape(self.nrows, self.ncols), dp.reshape(self.nrows, self.ncols)
+
+    def _values_full(self):
+        """Values array of the CSR (materialising an iso value)."""
+        self._to_sparse()
+        if self._vals is not None:
+            return self._vals
+        return self._be.full(self._indices.shape[0], self._iso, self.dtype)
+
+    def _csr(self, need_vals=True):
+        """(indptr, indices, vals) -- vals None when not needed."""
+        self._to_sparse()
+        return self._indptr, self._indices, (self._values_full() if need_vals else None)
+
+    def _csc_parts(self):
+        self._to_sparse()
+        if self._csc is None:
+            csc = self._be.transpose_csr(self._indptr, self._indices, self._vals,
+                                         self.nrows, self.ncols)
+            if not self.keep_csc:
+                return csc
+            self._csc = csc
+        return self._csc
+
+    def _csc_arrays(self, need_vals=True):
+        """(indptr, indices, vals) of the transpose -- the CSC of this matrix."""
+        ip, ix, v = self._csc_parts()
+        if need_vals and v is None:
+            v = self._be.full(ix.shape[0], self._iso, self.dtype)
+        return ip, ix, (v if need_vals else None)
+
+    def _keys_vals(self):
+        self._to_sparse()
+        if self._keys is None:
+            self._keys = self._be.csr_to_keys(self._indptr, self._indices, self.ncols)
+        return self._keys, self._values_full()
+
+    def _mask_keys(self, structure):
+        keys, vals = self._keys_vals()
+        if structure:
+            return keys
+        return keys[vals.astype(bool)]
+
+    @property
+    def S(self):
+        return Mask(self, True)
+
+    @property
+    def V(self):
+        return Mask(self, False)
+
+    @property
+    def T(self):
+        """The transpose (a new Matrix sharing this one's cached CSC)."""
+        t = Matrix(self.dtype, self.ncols, self.nrows, device=self.device)
+        if self._form == "dense":
+            t._set_dense(self._dvals.T.copy(), None if self._dpres is None else self._dpres.T.copy())
+            return t
+        ip, ix, v = self._csc_parts()
+        t._set_csr(ip, ix, v, self._iso)
+        t._csc = (self._indptr, self._indices, self._vals)
+        return t
+
+    # ------------------------------------------------------------ construction
+    @classmethod
+    def from_coo(cls, rows, cols, values=True, nrows=None, ncols=None, *, dtype=None,
+                 dup_op=None, device=None):
+        """Matrix with ``A[rows[k], cols[k]] = values[k]``.
+
+        A scalar ``values`` gives an iso matrix (no values array stored).
+        ``nrows``/``ncols`` default to max index + 1.  Duplicates raise
+        :class:`InvalidValue` unless ``dup_op`` combines them.
+        """
+        from .vector import _dup_op, _infer_size
+        be = backend_for(device)
+        iso = np.ndim(values) == 0 and not (hasattr(values, "shape") and values.shape != ())
+        (r, c), vals, dt = coo_arrays(be, (rows, cols), values, dtype, "Matrix.from_coo")
+        nrows = _infer_size(be, r, nrows, "Matrix.from_coo", "rows")
+        ncols = _infer_size(be, c, ncols, "Matrix.from_coo", "cols")
+        A = cls(dt, nrows, ncols, device=be.name)
+        if r.shape[0] == 0:
+            return A
+        dup = _dup_op(dup_op)
+        if iso and dup is not None and dup.name not in ("first", "second", "any", "min", "max",
+                                                       "lor", "land"):
+            iso = False   # e.g. plus on duplicates: values differ afterwards
+        keys, vals, dup_at = be.coo_to_sorted(r, c, ncols, None if iso else vals, dup)
+        if dup_at is not None:
+            raise InvalidValue(f"Matrix.from_coo: entry ({dup_at // ncols}, {dup_at % ncols}) "
+                               "appears more than once; pass dup_op=gb.binary.plus (or another "
+                               "operator) to combine duplicates")
+        indptr, indices = be.keys_to_csr(keys, nrows, ncols)
+        if iso:
+            A._set_csr(indptr, indices, None, np.asarray(values).astype(dt, casting="unsafe")[()])
+        else:
+            A._set_csr(indptr, indices, be.cast(vals, dt))
+        A._keys = keys
+        return A
+
+    @classmethod
+    def from_csr(cls, indptr, indices, values=True, ncols=None, *, dtype=None, device=None,
+                 check=True):
+        """From CSR arrays (column indices sorted and unique within each row
+        unless ``check`` finds otherwise, in which case they are sorted)."""
+        be = backend_for(device)
+        ip = be.asarray(indptr)
+        nrows = ip.shape[0] - 1
+        if ip.ndim != 1 or nrows < 0:
+            raise DimensionMismatch("Matrix.from_csr: indptr must be 1-D with nrows+1 entries")
+        rows = be.rows_of(ip.astype(np.int64), int(ip[-1]) if nrows >= 0 else 0)
+        return cls.from_coo(rows, indices, values, nrows, ncols, dtype=dtype, device=be.name)
+
+    @classmethod
+    def from_dense(cls, values, *, dtype=None, missing_value=None, device=None):
+        """Matrix in dense form from a 2-D array (NumPy or CuPy); entries equal
+        to ``missing_value`` (if given) are not stored."""
+        be = backend_for(device)
+        a = be.asarray(values)
+        if a.ndim != 2:
+            raise DimensionMismatch(f"Matrix.from_dense needs a 2-D array, got shape {a.shape}")
+        if a.dtype.kind not in "biuf":
+            from .errors import DomainMismatch
+            raise DomainMismatch(f"Matrix.from_dense: values of dtype {a.dtype} not supported")
+        dt = dtypes.lookup(dtype if dtype is not None else a.dtype)
+        A = cls(dt, a.shape[0], a.shape[1], device=be.name)
+        a = be.xp.ascontiguousarray(be.cast(a, dt))
+        A._set_dense(a, None if missing_value is None else (a != missing_value))
+        return A
+
+    @classmethod
+    def from_scipy(cls, S, *, dtype=None, device=None):
+        """From a SciPy sparse matrix/array or a CuPy (cupyx) sparse matrix."""
+        if not hasattr(S, "tocsr") or not hasattr(S, "shape"):
+            raise InvalidValue(f"from_scipy needs a scipy/cupyx sparse matrix, got "
+                               f"{type(S).__name__}")
+        C = S.tocsr()
+        C.sum_duplicates()
+        if not C.has_sorted_indices:
+            C.sort_indices()
+        be = backend_for(device)
+        if C.dtype.kind not in "biuf":
+            from .errors import DomainMismatch
+            raise DomainMismatch(f"from_scipy: dtype {C.dtype} is not supported")
+        dt = dtypes.lookup(dtype if dtype is not None else C.dtype)
+        A = cls(dt, C.shape[0], C.shape[1], device=be.name)
+        ip = be.asarray(C.indptr)
+        ip = ip.astype(dtypes.index_dtype(max(C.nnz, 1)), copy=False)
+        A._set_csr(ip, be.asarray(C.indices).astype(dtypes.index_dtype(C.shape[1])),
+                   be.cast(be.asarray(C.data), dt))
+        return A
+
+    def to_scipy(self):
+        """SciPy CSR matrix (CPU objects) or cupyx CSR matrix (GPU objects)."""
+        ip, ix, v = self._csr()
+        return self._be.sparse_matrix(ip, ix, v, self.shape)
+
+    def to_coo(self):
+        """(rows, cols, values) arrays on the matrix's device, in row-major order."""
+        ip, ix, v = self._csr()
+        rows = self._be.rows_of(ip, ix.shape[0])
+        return rows, ix.astype(np.int64), v.copy()
+
+    def to_dense(self, fill=None):
+        """2-D array; positions without an entry get ``fill`` (default 0)."""
+        self._be.check_alloc(self.nrows * self.ncols * self.dtype.itemsize, "to_dense")
+        vals, pres = self._dense_arrays()
+        out = vals.copy()
+        if pres is not None and fill is not None and fill != 0:
+            out[~pres] = fill
+        elif pres is not None:
+            out[~pres] = 0
+        return out
+
+    def to(self, device):
+        """A copy on ``device``; self when already there."""
+        be = backend_for(device)
+        if be is self._be:
+            return self
+        src = self._be
+        A = Matrix(self.dtype, self.nrows, self.ncols, device=be.name)
+        mv = lambda a: None if a is None else be.asarray(src.to_host(a))  # noqa: E731
+        if self._form == "dense":
+            A._set_dense(mv(self._dvals), mv(self._dpres))
+        else:
+            A._set_csr(mv(self._indptr), mv(self._indices), mv(self._vals), self._iso)
+        return A
+
+    def dup(self, dtype=None):
+        dt = self.dtype if dtype is None else dtypes.lookup(dtype)
+        A = Matrix(dt, self.nrows, self.ncols, device=self.device)
+        if self._form == "dense":
+            A._set_dense(self._be.cast(self._dvals, dt), self._dpres)
+        else:
+            A._set_csr(self._indptr, self._indices,
+                       None if self._vals is None else self._be.cast(self._vals, dt), self._iso)
+            A._csc = self._csc if dt == self.dtype else None
+            A._keys = self._keys
+        return A
+
+    def clear(self):
+        be = self._be
+        self._set_csr(be.zeros(self.nrows + 1, dtypes.index_dtype(0)),
+                      be.zeros(0, dtypes.index_dtype(self.ncols)), be.zeros(0, self.dtype))
+
+    # ------------------------------------------------------------ elements
+    def _ij(self, key):
+        if not (isinstance(key, tuple) and len(key) == 2):
+            raise InvalidValue(f"Matrix index must be a pair (i, j), got {key!r}")
+        return key
+
+    def __getitem__(self, key):
+        i, j = self._ij(key)
+        if _scalar(i) and _scalar(j):
+            return self.get(i, j, _raise=True)
+        from .operations import extract
+        return extract.matrix_extract(self, i, j)
+
+    def get(self, i, j, default=None, _raise=False):
+        i = check_index(i, self.nrows, "row index")
+        j = check_index(j, self.ncols, "column index")
+        if self._form == "dense":
+            if self._dpres is not None and not bool(self._dpres[i, j]):
+                if _raise:
+                    raise NoValue(f"no entry at ({i}, {j})")
+                return default
+            return self._dvals[i, j].item()
+        lo, hi = int(self._indptr[i]), int(self._indptr[i + 1])
+        row = self._indices[lo:hi]
+        p = int(self._be.xp.searchsorted(row, j))
+        if p < hi - lo and int(row[p]) == j:
+            return self._iso.item() if self._vals is None else self._vals[lo + p].item()
+        if _raise:
+            raise NoValue(f"no entry at ({i}, {j})")
+        return default
+
+    def __setitem__(self, key, value):
+        i, j = self._ij(key)
+        if not (_scalar(i) and _scalar(j)):
+            self.assign(value, i, j)
+            return
+        i = check_index(i, self.nrows, "row index")
+        j = check_index(j, self.ncols, "column index")
+        from .vector import _scalar_value
+        val = _scalar_value(value, self.dtype, "Matrix element")
+        be = self._be
+        if self._form == "dense":
+            dv = self._dvals.copy()
+            dv[i, j] = val
+            dp = self._dpres
+            if dp is not None:
+                dp = dp.copy()
+                dp[i, j] = True
+            self._set_dense(dv, dp)
+            return
+        from .operations.output import union
+        from .operators import binary
+        keys, vals = self._keys_vals()
+        k = be.xp.asarray([i * self.ncols + j], dtype=np.int64)
+        keys, vals = union(be, keys, vals, k, be.xp.asarray([val], dtype=self.dtype),
+                           binary.second, self.dtype)
+        self._assign_result(("sparse", keys, vals))
+
+    def __delitem__(self, key):
+        i, j = self._ij(key)
+        i = check_index(i, self.nrows, "row index")
+        j = check_index(j, self.ncols, "column index")
+        if self._form == "dense":
+            dp = self._dpres.copy() if self._dpres is not None else \
+                self._be.xp.ones(self.shape, dtype=bool)
+            dp[i, j] = False
+            self._set_dense(self._dvals, dp)
+            return
+        keys, vals = self._keys_vals()
+        keep = keys != i * self.ncols + j
+        self._assign_result(("sparse", keys[keep], vals[keep]))
+
+    def __bool__(self):
+        raise InvalidValue("the truth value of a Matrix is ambiguous: use .nvals")
+
+    def __len__(self):
+        raise TypeError("len() of a Matrix is ambiguous: use .nrows, .ncols or .nvals")
+
+    # ------------------------------------------------------------ comparison
+    def isequal(self, other, check_dtype=False):
+        if not isinstance(other, Matrix) or other.shape != self.shape:
+            return False
+        if check_dtype and other.dtype != self.dtype:
+            return False
+        o = other.to(self.device)
+        k1, v1 = self._keys_vals()
+        k2, v2 = o._keys_vals()
+        xp = self._be.xp
+        return k1.shape == k2.shape and bool(xp.all(k1 == k2)) and bool(xp.all(v1 == v2))
+
+    def isclose(self, other, rel_tol=1e-7, abs_tol=0.0, check_dtype=False):
+        if not isinstance(other, Matrix) or other.shape != self.shape:
+            return False
+        if check_dtype and other.dtype != self.dtype:
+            return False
+        o = other.to(self.device)
+        k1, v1 = self._keys_vals()
+        k2, v2 = o._keys_vals()
+        xp = self._be.xp
+        return k1.shape == k2.shape and bool(xp.all(k1 == k2)) and bool(
+            xp.all(xp.isclose(v1, v2, rtol=rel_tol, atol=abs_tol, equal_nan=True)))
+
+    def __repr__(self):
+        iso = " iso" if self._form == "sparse" and self._vals is None else ""
+        return (f"<Matrix {self.nrows}x{self.ncols} nvals={self.nvals} dtype={self.dtype}{iso} "
+                f"device={self.device!r} form={self._form!r}>")
+
+
+def _scalar(i):
+    return isinstance(i, (int, np.integer)) and not isinstance(i, (bool, np.bool_))

@@ -1,0 +1,130 @@
+"""``apply`` (unary, bound binary, index-unary) and ``select``.
+
+Both keep the structure of the input (``select`` drops entries); values of an
+iso matrix are computed once when the operator does not depend on position.
+"""
+import numpy as np
+
+from .. import dtypes
+from ..errors import InvalidValue
+from ..operators import predefined
+from ..operators.core import BinaryOp, IndexUnaryOp, Monoid, UnaryOp
+from .common import check_replace, check_user_op, finish, prepare
+
+
+def _resolve_apply_op(op):
+    if isinstance(op, str):
+        for kind in ("unary", "indexunary", "binary"):
+            ns = getattr(predefined, kind)
+            if op in ns:
+                return ns[op]
+        raise InvalidValue(f"apply: no unary, index-unary or binary operator named {op!r}")
+    if isinstance(op, Monoid):
+        return op.op
+    return op
+
+
+def _positions(x):
+    """(keys, values, i, j) of the stored entries."""
+    be = x._be
+    keys, vals = x._keys_vals()
+    if x._is_vector:
+        return keys, vals, keys, np.int64(0)
+    n = np.int64(x.ncols)
+    i = keys // n if n else keys
+    return keys, vals, i, keys - i * n
+
+
+def apply(x, op, *, left=None, right=None, thunk=None, mask=None, accum=None, replace=False,
+          out=None):
+    """``out<mask> = accum(out, f(x))`` with f unary, ``op(left, x)``,
+    ``op(x, right)`` or index-unary ``op(x, i, j, thunk)``."""
+    op = _resolve_apply_op(op)
+    check_replace(replace, "apply")
+    accum = prepare("apply", [("the input", x)], out, x.shape, x._is_vector, mask, accum)
+    be = x._be
+    check_user_op(op, be, "apply")
+    if isinstance(op, UnaryOp):
+        if left is not None or right is not None or thunk is not None:
+            raise InvalidValue("apply: a UnaryOp takes no left/right/thunk")
+        dt = op.out_dtype(x.dtype)
+        f = lambda vals: be.unary(op, vals, dt)  # noqa: E731
+    elif isinstance(op, BinaryOp):
+        if (left is None) == (right is None) or thunk is not None:
+            raise InvalidValue(f"apply with the BinaryOp {op.name!r} needs exactly one of "
+                               "left= or right= (the bound scalar)")
+        s = _scalar(left if left is not None else right, "apply")
+        if op.positional is not None:
+            return _apply_positional(x, op, left is not None, out, mask, accum, replace)
+        dt = op.out_dtype(*((s.dtype, x.dtype) if left is not None else (x.dtype, s.dtype)))
+        f = (lambda vals: be.binary(op, s, vals, dt)) if left is not None else \
+            (lambda vals: be.binary(op, vals, s, dt))
+    elif isinstance(op, IndexUnaryOp):
+        if left is not None or right is not None:
+            raise InvalidValue("apply: an IndexUnaryOp takes thunk=, not left/right")
+        th = _scalar(0 if thunk is None else thunk, "apply")
+        dt = op.out_dtype(x.dtype, th.dtype)
+        keys, vals, i, j = _positions(x)
+        v = be.indexunary(op, vals if op.reads_x else None, i, j, th, dt)
+        if not hasattr(v, "shape") or v.shape != keys.shape:
+            v = be.xp.broadcast_to(be.xp.asarray(v, dtype=dt), keys.shape).copy()
+        return finish(out, ("sparse", keys, v), dt, x.shape, be, mask, accum, replace,
+                      x._is_vector)
+    else:
+        raise InvalidValue(f"apply: expected a UnaryOp, BinaryOp or IndexUnaryOp, got {op!r}")
+    if not x._is_vector and x.form == "sparse" and x._vals is None:
+        # iso: one value in, one value out
+        one = f(be.full(1, x._iso, x.dtype))
+        iso = be.to_host(one)[0]
+        T = ("csr", x._indptr, x._indices, None, iso)
+    elif x._is_vector and x._form == "dense":
+        T = ("dense", f(x._vals), x._pres)
+    elif not x._is_vector and x.form == "dense":
+        T = ("dense2", f(x._dvals.reshape(-1)).reshape(x.shape), x._dpres)
+    elif not x._is_vector:
+        ip, ix, v = x._csr()
+        T = ("csr", ip, ix, f(v), None)
+    else:
+        idx, v = x._sparse()
+        T = ("sparse", idx, f(v))
+    return finish(out, T, dt, x.shape, be, mask, accum, replace, x._is_vector)
+
+
+def _apply_positional(x, op, bound_left, out, mask, accum, replace):
+    # firsti(x, s) = row of x ; secondi(s, x) = row of x ; ...j = column
+    keys, vals, i, j = _positions(x)
+    src = i if op.positional.endswith("i") else j
+    be = x._be
+    dt = dtypes.INT64
+    v = be.cast(be.xp.broadcast_to(be.xp.asarray(src), keys.shape), dt)
+    return finish(out, ("sparse", keys, v.copy()), dt, x.shape, be, mask, accum, replace,
+                  x._is_vector)
+
+
+def select(x, op, thunk=None, *, mask=None, accum=None, replace=False, out=None):
+    """Keep the entries where the index-unary predicate ``op(x, i, j, thunk)``
+    is true (``op`` may be a name: "tril", "triu", "diag", "offdiag", ">", ...)."""
+    if isinstance(op, str):
+        op = predefined.lookup("indexunary", op)
+    if not isinstance(op, IndexUnaryOp):
+        raise InvalidValue(f"select: expected an IndexUnaryOp or its name, got {op!r}")
+    check_replace(replace, "select")
+    accum = prepare("select", [("the input", x)], out, x.shape, x._is_vector, mask, accum)
+    be = x._be
+    check_user_op(op, be, "select")
+    th = _scalar(0 if thunk is None else thunk, "select")
+    keys, vals, i, j = _positions(x)
+    keep = be.indexunary(op, vals if op.reads_x else None, i, j, th, dtypes.BOOL)
+    if not hasattr(keep, "shape") or keep.shape != keys.shape:
+        keep = be.xp.broadcast_to(be.xp.asarray(keep, dtype=bool), keys.shape)
+    T = ("sparse", keys[keep], vals[keep])
+    return finish(out, T, x.dtype, x.shape, be, mask, accum, replace, x._is_vector)
+
+
+def _scalar(s, what):
+    if isinstance(s, (bool, np.bool_)):
+        return np.bool_(s)
+    if isinstance(s, (int, np.integer, float, np.floating)):
+        return np.asarray(s)[()] if isinstance(s, np.generic) else \
+            (np.int64(s) if isinstance(s, int) else np.float64(s))
+    raise InvalidValue(f"{what}: expected a scalar (bool, int or float), got {s!r}")

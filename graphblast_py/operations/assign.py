@@ -1,0 +1,131 @@
+"""``assign`` (GrB_assign): write a scalar, vector or matrix into a region.
+
+    C<mask, replace>(I, J) = accum(C(I, J), A)
+
+The region I x J of ``Z = C`` is replaced by A (without accum: entries of C
+in the region that A lacks are deleted) or combined with it (accum); outside
+the region Z = C.  The mask covers all of C; ``out<mask, replace> = Z`` is
+then the one output rule (with no further accum).  Index lists must not
+repeat an index.
+"""
+import numpy as np
+
+from ..errors import DimensionMismatch, InvalidIndex, InvalidValue
+from ..indexing import parse_index
+from .common import check_replace
+from .output import resolve_accum, union, write
+
+
+def _unique_check(be, I, what):
+    if I is not None and I.shape[0] > 1:
+        s = be.xp.sort(I)
+        if bool((s[1:] == s[:-1]).any()):
+            raise InvalidIndex(f"{what}: the index list repeats an index; assign needs unique "
+                               "indices")
+
+
+def vector_assign(w, value, indices=None, *, mask=None, accum=None, replace=False):
+    """``w<mask>(indices) = accum(w(indices), value)``; value a scalar or a
+    Vector of size len(indices)."""
+    return _assign(w, value, (indices,), mask, accum, replace)
+
+
+def matrix_assign(C, value, rows=None, cols=None, *, mask=None, accum=None, replace=False):
+    """``C<mask>(rows, cols) = accum(C(rows, cols), value)``; value a scalar or a
+    Matrix of shape (len(rows), len(cols))."""
+    return _assign(C, value, (rows, cols), mask, accum, replace)
+
+
+def _assign(C, value, index_args, mask, accum, replace):
+    from ..mask import check_mask
+    from ..device import same_device
+    be = C._be
+    xp = be.xp
+    what = "assign"
+    check_replace(replace, what)
+    dims = C.shape
+    parsed = [parse_index(be, ix, d, f"{what} index") for ix, d in zip(index_args, dims)]
+    idx = [p[0] for p in parsed]
+    for I in idx:
+        _unique_check(be, I, what)
+    region = tuple(d if I is None else I.shape[0] for I, d in zip(idx, dims))
+    check_mask(mask, C.shape, what)
+    accum = resolve_accum(accum)
+    is_scalar = not hasattr(value, "_be")
+    if not is_scalar:
+        if value._is_vector != C._is_vector:
+            raise InvalidValue(f"{what}: cannot assign a {type(value).__name__} into a "
+                               f"{type(C).__name__}")
+        if value.shape != region:
+            raise DimensionMismatch(f"{what}: value has shape {value.shape} but the region "
+                                    f"has shape {region}")
+    same_device(what, ("the output", C), ("mask", None if mask is None else mask.parent),
+                ("the value", None if is_scalar else value))
+    ncols = np.int64(1 if C._is_vector else C.ncols)
+
+    def to_keys(local_keys, local_ncols):
+        """Region-local keys -> keys of C."""
+        if C._is_vector:
+            return local_keys if idx[0] is None else idx[0][local_keys]
+        r = local_keys // np.int64(local_ncols)
+        c = local_keys - r * np.int64(local_ncols)
+        if idx[0] is not None:
+            r = idx[0][r]
+        if idx[1] is not None:
+            c = idx[1][c]
+        return r * ncols + c
+
+    if is_scalar:
+        from .apply import _scalar
+        s = _scalar(value, what)
+        if mask is not None and not mask.complement:
+            # only positions the mask allows can change: expand just those
+            mk = mask.keys()
+            keep = _in_region(be, mk, idx, ncols, C)
+            ka = mk[keep]
+        else:
+            n_region = int(np.prod(region, dtype=np.int64))
+            be.check_alloc(n_region * 16, f"{what} of a scalar to {n_region} positions")
+            ka = to_keys(be.arange(n_region), region[-1] if not C._is_vector else 1)
+        order = be.argsort(ka)
+        ka = ka[order]
+        va = be.full(ka.shape[0], s, np.asarray(s).dtype)
+    else:
+        lk, va = value._keys_vals()
+        ka = to_keys(lk, 1 if C._is_vector else value.ncols)
+        order = be.argsort(ka)
+        ka, va = ka[order], va[order]
+
+    kc, vc = C._keys_vals()
+    inreg = _in_region(be, kc, idx, ncols, C)
+    k_out, v_out = kc[~inreg], vc[~inreg]
+    if accum is None:
+        k_in, v_in = ka, be.cast(va, C.dtype)
+    else:
+        k_in, v_in = union(be, kc[inreg], vc[inreg], ka, va, accum, C.dtype)
+    keys = xp.concatenate([k_out, k_in])
+    vals = xp.concatenate([v_out, be.cast(v_in, C.dtype)])
+    order = be.argsort(keys)
+    return write(C, ("sparse", keys[order], vals[order]), mask, None, replace)
+
+
+def _in_region(be, keys, idx, ncols, C):
+    xp = be.xp
+    if C._is_vector:
+        if idx[0] is None:
+            return xp.ones(keys.shape[0], dtype=bool)
+        sel = xp.zeros(C.size, dtype=bool)
+        sel[idx[0]] = True
+        return sel[keys]
+    r = keys // ncols
+    c = keys - r * ncols
+    ok = xp.ones(keys.shape[0], dtype=bool)
+    if idx[0] is not None:
+        sel = xp.zeros(C.nrows, dtype=bool)
+        sel[idx[0]] = True
+        ok &= sel[r]
+    if idx[1] is not None:
+        sel = xp.zeros(C.ncols, dtype=bool)
+        sel[idx[1]] = True
+        ok &= sel[c]
+    return ok

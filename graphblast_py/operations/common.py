@@ -1,0 +1,94 @@
+"""Argument checks shared by every operation: run before anything is
+computed or written, so a failing call leaves ``out`` untouched."""
+from ..device import same_device
+from ..errors import DimensionMismatch, InvalidValue
+from ..mask import check_mask
+from ..operators import predefined
+from ..operators.core import BinaryOp, Monoid, Semiring
+from .output import resolve_accum, write
+
+
+def prepare(what, operands, out, out_shape, out_is_vector, mask, accum):
+    """Validate devices, ``out`` and ``mask``; returns the resolved accum op."""
+    from ..matrix import Matrix
+    from ..vector import Vector
+    objs = list(operands)
+    if out is not None:
+        want = Vector if out_is_vector else Matrix
+        if not isinstance(out, want):
+            raise InvalidValue(f"{what}: out must be a {want.__name__}, got "
+                               f"{type(out).__name__}")
+        if out.shape != out_shape:
+            raise DimensionMismatch(f"{what}: out has shape {out.shape} but the result has shape "
+                                    f"{out_shape}")
+        objs.append(("out", out))
+    check_mask(mask, out_shape, what)
+    if mask is not None:
+        objs.append(("mask", mask.parent))
+    same_device(what, *objs)
+    return resolve_accum(accum)
+
+
+def finish(out, T, dtype, shape, be, mask, accum, replace, is_vector):
+    """Create ``out`` if needed and apply the output rule."""
+    if out is None:
+        if is_vector:
+            from ..vector import Vector
+            out = Vector(dtype, shape[0], device=be.name)
+        else:
+            from ..matrix import Matrix
+            out = Matrix(dtype, shape[0], shape[1], device=be.name)
+    return write(out, T, mask, accum, replace)
+
+
+def as_semiring(op, what):
+    if isinstance(op, str):
+        op = predefined.lookup("semiring", op)
+    if not isinstance(op, Semiring):
+        raise InvalidValue(f"{what}: expected a Semiring (e.g. gb.semiring.plus_times), got {op!r}")
+    return op
+
+
+def as_monoid(op, what):
+    if isinstance(op, str):
+        op = predefined.lookup("monoid", op)
+    if isinstance(op, BinaryOp):
+        try:
+            return predefined.monoid[op.name]
+        except AttributeError:
+            raise InvalidValue(f"{what}: {op!r} is not a monoid; pass a Monoid") from None
+    if not isinstance(op, Monoid):
+        raise InvalidValue(f"{what}: expected a Monoid (e.g. gb.monoid.plus), got {op!r}")
+    return op
+
+
+def as_binary(op, what):
+    """A BinaryOp from a BinaryOp, Monoid, Semiring (its add) or a name."""
+    if isinstance(op, str):
+        op = predefined.lookup("binary", op)
+    if isinstance(op, Monoid):
+        return op.op
+    if isinstance(op, Semiring):
+        return op.monoid.op
+    if not isinstance(op, BinaryOp):
+        raise InvalidValue(f"{what}: expected a BinaryOp (e.g. gb.binary.plus), got {op!r}")
+    return op
+
+
+def check_replace(replace, what):
+    if not isinstance(replace, bool):
+        raise InvalidValue(f"{what}: replace must be True or False, got {replace!r}")
+
+
+def check_user_op(op, be, what):
+    """A user-defined operator used on a GPU object needs a CUDA expression."""
+    if getattr(op, "is_user", False) and be.name == "gpu":
+        parts = [op] if not hasattr(op, "monoid") else [op.monoid.op, op.mult]
+        if hasattr(op, "op") and not hasattr(op, "monoid"):
+            parts = [op.op]
+        for p in parts:
+            if p.is_user and p.cexpr is None:
+                from ..errors import MissingKernel
+                raise MissingKernel(f"{what}: user-defined operator {p.name!r} has no CUDA "
+                                    "expression (cuda_expr=...), so it cannot run on a GPU "
+                                    "object; give one or move the objects with .to('cpu')")

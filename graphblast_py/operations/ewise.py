@@ -1,0 +1,83 @@
+"""Element-wise operations on vectors and matrices of the same shape.
+
+* ``ewise_add``  -- union of the structures; ``op(a, b)`` where both exist,
+  the single value elsewhere (GrB_eWiseAdd);
+* ``ewise_mult`` -- intersection; ``op(a, b)`` (GrB_eWiseMult);
+* ``ewise_union`` -- union, with ``left_default``/``right_default`` standing in
+  for a missing operand, so ``op`` is applied everywhere (GxB_eWiseUnion).
+"""
+from ..errors import DimensionMismatch, InvalidValue
+from .common import as_binary, check_replace, check_user_op, finish, prepare
+from .output import _op, intersect, union
+
+
+def _setup(what, a, b, op, out, mask, accum, replace):
+    if type(a) is not type(b):
+        raise InvalidValue(f"{what}: both operands must be Vectors or both Matrices, got "
+                           f"{type(a).__name__} and {type(b).__name__}")
+    if a.shape != b.shape:
+        raise DimensionMismatch(f"{what}: shapes {a.shape} and {b.shape} differ")
+    op = as_binary(op, what)
+    check_replace(replace, what)
+    accum = prepare(what, [("the first operand", a), ("the second operand", b)], out, a.shape,
+                    a._is_vector, mask, accum)
+    check_user_op(op, a._be, what)
+    return op, accum
+
+
+def _positional(a):
+    return 1 if a._is_vector else a.ncols
+
+
+def ewise_add(a, b, op, *, mask=None, accum=None, replace=False, out=None):
+    op, accum = _setup("ewise_add", a, b, op, out, mask, accum, replace)
+    be = a._be
+    dt = op.out_dtype(a.dtype, b.dtype)
+    if a._is_vector and _full(a) and _full(b):
+        T = ("dense", _dense_op(be, op, a, b, dt), None)
+    else:
+        ka, va = a._keys_vals()
+        kb, vb = b._keys_vals()
+        k, v = union(be, ka, va, kb, vb, op, dt, positional=_positional(a))
+        T = ("sparse", k, v)
+    return finish(out, T, dt, a.shape, be, mask, accum, replace, a._is_vector)
+
+
+def ewise_mult(a, b, op, *, mask=None, accum=None, replace=False, out=None):
+    op, accum = _setup("ewise_mult", a, b, op, out, mask, accum, replace)
+    be = a._be
+    dt = op.out_dtype(a.dtype, b.dtype)
+    if a._is_vector and _full(a) and _full(b):
+        T = ("dense", _dense_op(be, op, a, b, dt), None)
+    else:
+        ka, va = a._keys_vals()
+        kb, vb = b._keys_vals()
+        k, v = intersect(be, ka, va, kb, vb, op, dt, positional=_positional(a))
+        T = ("sparse", k, v)
+    return finish(out, T, dt, a.shape, be, mask, accum, replace, a._is_vector)
+
+
+def ewise_union(a, b, op, left_default, right_default, *, mask=None, accum=None, replace=False,
+                out=None):
+    op, accum = _setup("ewise_union", a, b, op, out, mask, accum, replace)
+    for name, v in (("left_default", left_default), ("right_default", right_default)):
+        if v is None or hasattr(v, "shape") and getattr(v, "shape", ()) != ():
+            raise InvalidValue(f"ewise_union: {name} must be a scalar, got {v!r}")
+    be = a._be
+    dt = op.out_dtype(a.dtype, b.dtype)
+    ka, va = a._keys_vals()
+    kb, vb = b._keys_vals()
+    ld = a.dtype.type(left_default)
+    rd = b.dtype.type(right_default)
+    k, v = union(be, ka, va, kb, vb, op, dt, left_default=ld, right_default=rd,
+                 positional=_positional(a))
+    return finish(out, ("sparse", k, v), dt, a.shape, be, mask, accum, replace, a._is_vector)
+
+
+def _full(v):
+    return v._form == "dense" and v._pres is None
+
+
+def _dense_op(be, op, a, b, dt):
+    keys = be.arange(a.size)
+    return _op(be, op, a._vals, b._vals, dt, keys, 1)

@@ -1,0 +1,86 @@
+"""``extract``: w = u(I), C = A(I, J), and a row or column of A as a vector.
+
+Index arguments: None or ``slice(None)`` (all), a slice, an int, or a list /
+array of indices (duplicates allowed, any order)."""
+import numpy as np
+
+from ..errors import InvalidValue
+from ..indexing import parse_index
+from .common import check_replace, finish, prepare
+
+
+def vector_extract(u, indices, *, mask=None, accum=None, replace=False, out=None):
+    """``w<mask> = accum(w, u(indices))``."""
+    be = u._be
+    I, _ = parse_index(be, indices, u.size, "extract")
+    n = u.size if I is None else I.shape[0]
+    check_replace(replace, "extract")
+    accum = prepare("extract", [("the vector", u)], out, (n,), True, mask, accum)
+    if I is None:
+        T = ("sparse",) + tuple(u._sparse())
+    elif u._form == "dense":
+        vals = u._vals[I]
+        pres = None if u._pres is None else u._pres[I]
+        T = ("dense", vals, pres)
+    else:
+        idx, vals = u._sparse()
+        found, pos = be.locate(I, idx)
+        k = be.xp.flatnonzero(found)
+        T = ("sparse", k.astype(np.int64), vals[pos[k]])
+    return finish(out, T, u.dtype, (n,), be, mask, accum, replace, True)
+
+
+def _map_columns(be, cols, J):
+    """For stored column ids ``cols``: (which entries survive, their output
+    columns) when column list J is selected (duplicates in J repeat)."""
+    xp = be.xp
+    order = be.argsort(J)
+    Js = J[order]
+    lo = xp.searchsorted(Js, cols, side="left")
+    hi = xp.searchsorted(Js, cols, side="right")
+    seg, off = be.expand(hi - lo)
+    return seg, order[lo[seg] + off]
+
+
+def matrix_extract(A, rows, cols, *, mask=None, accum=None, replace=False, out=None):
+    """``C<mask> = accum(C, A(rows, cols))``; an int for exactly one of rows
+    or cols gives a Vector (a row or a column of A)."""
+    from ..matrix import _scalar
+    be = A._be
+    if _scalar(rows) and _scalar(cols):
+        raise InvalidValue("extract: two integer indices select one element; use A[i, j]")
+    if _scalar(rows) or _scalar(cols):
+        from ..vector import Vector
+        if _scalar(rows):
+            src, line, other, n_other = A, rows, cols, A.ncols
+            ip, ix, v = A._csr(True)
+        else:
+            src, line, other, n_other = A, cols, rows, A.nrows
+            ip, ix, v = A._csc_arrays(True)
+        from ..indexing import check_index
+        i = check_index(line, A.nrows if _scalar(rows) else A.ncols, "extract index")
+        lo, hi = int(ip[i]), int(ip[i + 1])
+        tmp = Vector(A.dtype, n_other, device=A.device)
+        tmp._set_sparse(ix[lo:hi].astype(np.int64), v[lo:hi])
+        return vector_extract(tmp, other, mask=mask, accum=accum, replace=replace, out=out)
+    I, _ = parse_index(be, rows, A.nrows, "extract rows")
+    J, _ = parse_index(be, cols, A.ncols, "extract cols")
+    m = A.nrows if I is None else I.shape[0]
+    n = A.ncols if J is None else J.shape[0]
+    check_replace(replace, "extract")
+    accum = prepare("extract", [("the matrix", A)], out, (m, n), False, mask, accum)
+    ip, ix, v = A._csr(True)
+    if I is None:
+        r = be.rows_of(ip, ix.shape[0])
+        pos = be.arange(ix.shape[0])
+    else:
+        r, pos = be.gather_rows(ip, I)
+    c = ix[pos].astype(np.int64)
+    vals = v[pos]
+    if J is not None:
+        seg, c = _map_columns(be, c, J)
+        r, vals = r[seg], vals[seg]
+    keys = r * np.int64(n) + c
+    order = be.argsort(keys)
+    return finish(out, ("sparse", keys[order], vals[order]), A.dtype, (m, n), be, mask, accum,
+                  replace, False)

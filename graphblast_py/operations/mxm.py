@@ -1,0 +1,90 @@
+"""``mxm``: SpGEMM, masked SpGEMM and SpMM.
+
+Methods (``method="auto"`` picks one; the choice is recorded in ``gb.stats``):
+
+* ``"spmm"`` -- B is in dense form with every entry present: a dense result
+  (row-split or merge-based work distribution is the backend's business);
+* ``"dot"`` -- a non-complemented mask: compute only the masked entries,
+  each as a merge of row i of A with column j of B (masked dot product), when
+  that is cheaper than expanding all products;
+* ``"saxpy"`` -- expand every product A(i,k) B(k,j) (Gustavson/ESC), drop the
+  ones the mask forbids before sorting, reduce.
+"""
+import numpy as np
+
+from ..errors import DimensionMismatch, InvalidValue
+from ..stats import stats
+from .common import as_semiring, check_replace, check_user_op, finish, prepare
+
+
+def mxm(A, B, semiring, *, mask=None, accum=None, replace=False, out=None, method="auto"):
+    """``C<mask> = accum(C, A (+).(x) B)``: see :meth:`Matrix.mxm`."""
+    from ..matrix import Matrix
+    semiring = as_semiring(semiring, "mxm")
+    if not isinstance(A, Matrix) or not isinstance(B, Matrix):
+        raise InvalidValue(f"mxm: expected two Matrix operands, got {type(A).__name__} and "
+                           f"{type(B).__name__}")
+    if A.ncols != B.nrows:
+        raise DimensionMismatch(f"mxm: {A.nrows}x{A.ncols} times {B.nrows}x{B.ncols}: inner "
+                                f"dimensions {A.ncols} and {B.nrows} differ")
+    if method not in ("auto", "saxpy", "dot", "spmm"):
+        raise InvalidValue(f"mxm: method must be 'auto', 'saxpy', 'dot' or 'spmm', got "
+                           f"{method!r}")
+    check_replace(replace, "mxm")
+    shape = (A.nrows, B.ncols)
+    accum = prepare("mxm", [("A", A), ("B", B)], out, shape, False, mask, accum)
+    be = A._be
+    check_user_op(semiring, be, "mxm")
+    out_dtype = semiring.out_dtype(A.dtype, B.dtype)
+    mult = semiring.mult
+    if method == "auto":
+        method = _choose(A, B, mask)
+    if method == "spmm" and not (B.form == "dense" and B._dpres is None):
+        if method == "spmm":
+            B.to_dense_form()
+            if B._dpres is not None:
+                raise InvalidValue("mxm(method='spmm') needs B with every entry present")
+    if method == "dot" and (mask is None or mask.complement):
+        raise InvalidValue("mxm(method='dot') needs a mask that is not complemented")
+    stats.record("mxm", method)
+    if method == "spmm":
+        vals, rowpres = be.spmm(A._csr(mult.reads_x), B._dvals, semiring, out_dtype)
+        pres = None if bool(rowpres.all()) else be.xp.broadcast_to(
+            rowpres[:, None], shape).copy()
+        T = ("dense2", vals, pres)
+    elif method == "dot":
+        mkeys = mask.keys()
+        keys, vals = be.spgemm_dot(A._csr(mult.reads_x), B._csc_arrays(mult.reads_y), semiring,
+                                   mkeys, out_dtype, shape, A.ncols)
+        T = ("sparse", keys, vals)
+    else:
+        mk = None if mask is None else (mask.keys(), mask.complement)
+        keys, vals = be.spgemm(A._csr(mult.reads_x), B._csr(mult.reads_y), semiring, mk,
+                               out_dtype, shape)
+        T = ("sparse", keys, vals)
+    return finish(out, T, out_dtype, shape, be, mask, accum, replace, False)
+
+
+def _choose(A, B, mask):
+    if B.form == "dense" and B._dpres is None and A.form == "sparse":
+        return "spmm"
+    if mask is None or mask.complement:
+        return "saxpy"
+    be = A._be
+    xp = be.xp
+    # flops of the full product vs. the merge work of the masked entries
+    ip, ix, _ = A._csr(False)
+    bp, _, _ = B._csr(False)
+    blen = (bp[1:] - bp[:-1]).astype(np.int64)
+    flops = int(blen[ix.astype(np.int64)].sum()) if ix.shape[0] else 0
+    mkeys = mask.keys()
+    if mkeys.shape[0] == 0:
+        return "dot"
+    alen = (ip[1:] - ip[:-1]).astype(np.int64)
+    cp, _, _ = B._csc_arrays(False)
+    clen = (cp[1:] - cp[:-1]).astype(np.int64)
+    ncols = np.int64(B.ncols)
+    mi = mkeys // ncols
+    mj = mkeys - mi * ncols
+    dot_work = int((alen[mi] + clen[mj]).sum())
+    return "dot" if dot_work <= flops else "saxpy"

@@ -1,0 +1,100 @@
+"""``mxv`` (w = A u) and ``vxm`` (w = u A) with direction optimization.
+
+* push: SpMSpV over the stored entries of ``u`` -- cost ~ edges leaving them;
+  uses the rows of A for ``vxm`` and its columns (CSC) for ``mxv``; the mask
+  is tested per product.
+* pull: row-wise SpMV over only the output positions the mask allows -- cost
+  ~ edges of those rows, less with early exit for a monoid with a terminal
+  value; uses the CSC for ``vxm`` and the CSR for ``mxv``.
+
+``direction="auto"`` compares the two estimates (``push_cost = d * nvals(u)``,
+``pull_cost = d * allowed rows * (1/4 when the monoid can exit early)``, d the
+mean degree) -- GraphBLAST's switch; the choice is recorded in ``gb.stats``.
+"""
+from ..errors import DimensionMismatch, InvalidValue
+from ..stats import stats
+from .common import as_semiring, check_replace, check_user_op, finish, prepare
+
+EARLY_EXIT_FACTOR = 0.25
+
+
+def mxv(A, u, semiring, *, mask=None, accum=None, replace=False, out=None, direction="auto",
+        pull_input=None):
+    """``w<mask> = accum(w, A (+).(x) u)``: see :meth:`Matrix.mxv`."""
+    return _matvec("mxv", A, u, semiring, mask, accum, replace, out, direction, pull_input,
+                   swap=False)
+
+
+def vxm(u, A, semiring, *, mask=None, accum=None, replace=False, out=None, direction="auto",
+        pull_input=None):
+    """``w<mask> = accum(w, u (+).(x) A)``: see :meth:`Vector.vxm`."""
+    return _matvec("vxm", A, u, semiring, mask, accum, replace, out, direction, pull_input,
+                   swap=True)
+
+
+def _matvec(what, A, u, semiring, mask, accum, replace, out, direction, pull_input, swap):
+    from ..matrix import Matrix
+    from ..vector import Vector
+    semiring = as_semiring(semiring, what)
+    if not isinstance(A, Matrix) or not isinstance(u, Vector):
+        raise InvalidValue(f"{what}: expected a Matrix and a Vector, got {type(A).__name__} and "
+                           f"{type(u).__name__}")
+    n_in, n_out = (A.nrows, A.ncols) if swap else (A.ncols, A.nrows)
+    if u.size != n_in:
+        if swap:
+            raise DimensionMismatch(f"vxm: vector of size {u.size} times a {A.nrows}x{A.ncols} "
+                                    f"matrix: the size must equal nrows ({A.nrows})")
+        raise DimensionMismatch(f"mxv: {A.nrows}x{A.ncols} matrix times a vector of size "
+                                f"{u.size}: the size must equal ncols ({A.ncols})")
+    if direction not in ("auto", "push", "pull"):
+        raise InvalidValue(f"{what}: direction must be 'auto', 'push' or 'pull', got "
+                           f"{direction!r}")
+    check_replace(replace, what)
+    ops = [("the matrix", A), ("the vector", u)]
+    if pull_input is not None:
+        if not isinstance(pull_input, Vector) or pull_input.size != u.size:
+            raise InvalidValue(f"{what}: pull_input must be a Vector of size {u.size}")
+        ops.append(("pull_input", pull_input))
+    accum = prepare(what, ops, out, (n_out,), True, mask, accum)
+    be = A._be
+    check_user_op(semiring, be, what)
+    out_dtype = semiring.out_dtype(*((u.dtype, A.dtype) if swap else (A.dtype, u.dtype)))
+    reads_a = semiring.mult.reads_y if swap else semiring.mult.reads_x
+
+    if direction == "auto":
+        direction = _choose(A, u, mask, semiring, n_in, n_out)
+    stats.record(what, direction)
+    if direction == "push":
+        P = A._csr(reads_a) if swap else A._csc_arrays(reads_a)
+        allowed = mask.dense() if mask is not None else None
+        idx, vals = be.spmspv_push(P, u._sparse(), semiring, allowed, swap, out_dtype, n_out)
+        T = ("sparse", idx, vals)
+    else:
+        R = A._csc_arrays(reads_a) if swap else A._csr(reads_a)
+        rows = None
+        if mask is not None:
+            rows = be.xp.flatnonzero(mask.dense())
+        src = pull_input if pull_input is not None else u
+        vals, pres = be.spmv_pull(R, src._dense(), semiring, rows, swap, out_dtype)
+        T = ("dense", vals, pres)
+    return finish(out, T, out_dtype, (n_out,), be, mask, accum, replace, True)
+
+
+def _choose(A, u, mask, semiring, n_in, n_out):
+    """GraphBLAST's cost model: push while the frontier's edges are fewer
+    than the edges pull would scan."""
+    nnz = A.nvals
+    if nnz == 0:
+        return "push"
+    d = nnz / max(n_in, 1)
+    push_cost = d * u.nvals
+    if mask is None:
+        allowed = n_out
+    else:
+        m = mask.parent.nvals
+        allowed = (n_out - m) if mask.complement else m
+    pull_cost = (nnz / max(n_out, 1)) * allowed
+    if semiring.monoid.is_any or semiring.monoid.terminal(semiring.out_dtype(A.dtype, u.dtype)) \
+            is not None:
+        pull_cost *= EARLY_EXIT_FACTOR
+    return "push" if push_cost <= pull_cost else "pull"

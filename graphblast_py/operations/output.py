@@ -1,0 +1,194 @@
+"""The one output rule every operation ends with:
+
+    out<mask, replace> = accum(out, T)
+
+* ``Z = accum(out, T)`` where both have an entry, the one that exists
+  elsewhere (no accum: ``Z = T``, entries of ``out`` not in ``T`` vanish);
+* with a mask: positions the mask allows take ``Z``; positions it does not
+  allow keep their old ``out`` entry, or lose it when ``replace=True``.
+* values are cast to ``out.dtype`` (C casting).
+
+Kernels may use the mask early (pull computes only allowed rows, push skips
+disallowed outputs) but never write outputs themselves: they hand a result
+``T`` to :func:`write` and this function is the only writer.  ``T`` is
+computed fully before anything is written, so ``out`` may alias an input.
+
+A result is one of
+    ("sparse", keys, vals)       sorted unique keys (vector index or i*ncols+j)
+    ("dense", vals, present)     vectors: arrays over all positions (present None = full)
+    ("csr", indptr, indices, vals, iso)   matrices (vals None for an iso result)
+    ("dense2", vals2d, present2d)         matrices in dense form
+"""
+import numpy as np
+
+from .. import dtypes
+from ..errors import DomainMismatch, InvalidValue
+from ..operators import predefined
+from ..operators.core import BinaryOp, Monoid
+
+
+def resolve_accum(accum):
+    if accum is None:
+        return None
+    if isinstance(accum, str):
+        accum = predefined.lookup("binary", accum)
+    if isinstance(accum, Monoid):
+        accum = accum.op
+    if not isinstance(accum, BinaryOp):
+        raise InvalidValue(f"accum must be a BinaryOp (e.g. gb.binary.plus), got {accum!r}")
+    if accum.positional is not None:
+        raise InvalidValue(f"accum cannot be the positional operator {accum.name!r}")
+    return accum
+
+
+def _accum_vals(be, accum, cv, tv, out_dtype):
+    dt = accum.out_dtype(cv.dtype, tv.dtype)
+    return be.cast(be.binary(accum, cv, tv, dt), out_dtype)
+
+
+def write(out, T, mask, accum, replace):
+    """Apply the output rule; ``out`` is a Vector or Matrix (possibly empty, new)."""
+    be = out._be
+    kind = T[0]
+    fresh = out._is_empty_fresh()
+    if mask is None and (accum is None or fresh):
+        out._assign_result(T)           # Z = T, nothing old survives
+        return out
+    if out._is_vector and (kind == "dense" or out._form == "dense"):
+        return _write_dense_vector(out, T, mask, accum, replace)
+    # general path on sorted keys
+    kc, vc = out._keys_vals()
+    kt, vt = _as_keys(out, T)
+    vt = be.cast(vt, out.dtype) if accum is None else vt
+    if accum is not None and kc.shape[0]:
+        kz, vz = union(be, kc, vc, kt, vt, accum, out.dtype)
+    else:
+        kz, vz = kt, be.cast(vt, out.dtype)
+    if mask is not None:
+        keep = _allowed(be, mask, kz)
+        kz, vz = kz[keep], vz[keep]
+        if not replace and kc.shape[0]:
+            old = ~_allowed(be, mask, kc)
+            kz, vz = _merge_disjoint(be, kz, vz, kc[old], vc[old])
+    out._assign_result(("sparse", kz, vz))
+    return out
+
+
+def _allowed(be, mask, keys):
+    if mask.parent._is_vector and mask.parent._form == "dense":
+        return mask.dense()[keys]
+    hit = be.member(keys, mask.keys())
+    return ~hit if mask.complement else hit
+
+
+def _as_keys(out, T):
+    be = out._be
+    kind = T[0]
+    if kind == "sparse":
+        return T[1], T[2]
+    if kind == "dense":
+        vals, pres = T[1], T[2]
+        if pres is None:
+            return be.arange(vals.shape[0]), vals
+        idx = be.xp.flatnonzero(pres)
+        return idx, vals[idx]
+    from ..matrix import Matrix
+    tmp = Matrix(out.dtype, out.nrows, out.ncols, device=out.device)
+    tmp._assign_result(T)
+    return tmp._keys_vals()
+
+
+def _merge_disjoint(be, ka, va, kb, vb):
+    keys = be.xp.concatenate([ka, kb])
+    vals = be.xp.concatenate([va, be.cast(vb, va.dtype)])
+    order = be.argsort(keys)
+    return keys[order], vals[order]
+
+
+def _write_dense_vector(out, T, mask, accum, replace):
+    be = out._be
+    xp = be.xp
+    n = out.size
+    cv, cp = out._dense()
+    if T[0] == "dense":
+        tv, tp = T[1], T[2]
+    else:
+        tv = xp.zeros(n, dtype=T[2].dtype)
+        tp = xp.zeros(n, dtype=bool)
+        tv[T[1]] = T[2]
+        tp[T[1]] = True
+    cp_ = cp if cp is not None else xp.ones(n, dtype=bool)
+    tp_ = tp if tp is not None else xp.ones(n, dtype=bool)
+    if accum is not None:
+        both = cp_ & tp_
+        zv = xp.where(tp_, be.cast(tv, out.dtype), cv)
+        if bool(both.any()):
+            acc = _accum_vals(be, accum, cv, tv, out.dtype)
+            zv = xp.where(both, acc, zv)
+        zp = cp_ | tp_
+    else:
+        zv, zp = be.cast(tv, out.dtype), tp_
+    if mask is not None:
+        m = mask.dense()
+        if replace:
+            rv, rp = zv, zp & m
+        else:
+            rv = xp.where(m, zv, cv)
+            rp = xp.where(m, zp, cp_)
+    else:
+        rv, rp = zv, zp
+    out._assign_result(("dense", rv, rp))
+    return out
+
+
+# ---------------------------------------------------------------- key-set algebra
+def union(be, ka, va, kb, vb, op, out_dtype, left_default=None, right_default=None,
+          positional=None):
+    """Entries of A or B; op(a, b) where both exist.  With defaults (ewise_union)
+    A-only entries become op(a, right_default) and B-only op(left_default, b)."""
+    xp = be.xp
+    inb, posb = be.locate(ka, kb)
+    ina = be.member(kb, ka)
+    both_a = xp.flatnonzero(inb)
+    kboth = ka[both_a]
+    vboth = _op(be, op, va[both_a] if va is not None else None,
+                vb[posb[both_a]] if vb is not None else None, out_dtype, kboth, positional)
+    only_a = xp.flatnonzero(~inb)
+    only_b = xp.flatnonzero(~ina)
+    ka_only, kb_only = ka[only_a], kb[only_b]
+    if right_default is None:
+        va_only = be.cast(va[only_a], out_dtype)
+        vb_only = be.cast(vb[only_b], out_dtype)
+    else:
+        va_only = _op(be, op, va[only_a], right_default, out_dtype, ka_only, positional)
+        vb_only = _op(be, op, left_default, vb[only_b], out_dtype, kb_only, positional)
+    keys = xp.concatenate([kboth, ka_only, kb_only])
+    vals = xp.concatenate([vboth, va_only, vb_only])
+    order = be.argsort(keys)
+    return keys[order], vals[order]
+
+
+def intersect(be, ka, va, kb, vb, op, out_dtype, positional=None):
+    found, pos = be.locate(ka, kb)
+    sel = be.xp.flatnonzero(found)
+    k = ka[sel]
+    return k, _op(be, op, va[sel] if va is not None else None,
+                  vb[pos[sel]] if vb is not None else None, out_dtype, k, positional)
+
+
+def _op(be, op, x, y, out_dtype, keys, positional):
+    """Elementwise op; positional operators see (row, col) recovered from keys
+    (``positional`` = ncols of the matrix, or 1 for a vector)."""
+    n = keys.shape[0]
+    if op.positional is not None:
+        ncols = np.int64(positional or 1)
+        i = keys // ncols
+        j = keys - i * ncols
+        src = i if op.positional.endswith("i") else j
+        return be.cast(src, out_dtype)
+    if op.name == "pair":
+        return be.xp.ones(n, dtype=out_dtype)
+    r = be.binary(op, x, y, out_dtype)
+    if not hasattr(r, "shape") or r.shape == ():
+        r = be.xp.full(n, r, dtype=out_dtype)
+    return r

@@ -1,0 +1,51 @@
+"""``transpose`` (GrB_transpose, with mask/accum/out) and ``kronecker``."""
+import numpy as np
+
+from ..errors import InvalidValue
+from .common import as_binary, check_replace, check_user_op, finish, prepare
+from .output import _op
+
+
+def transpose(A, *, mask=None, accum=None, replace=False, out=None):
+    """``C<mask> = accum(C, A^T)``; ``A.T`` is the cheap form without a mask."""
+    check_replace(replace, "transpose")
+    shape = (A.ncols, A.nrows)
+    accum = prepare("transpose", [("the matrix", A)], out, shape, False, mask, accum)
+    t = A.T
+    if t.form == "dense":
+        T = ("dense2", t._dvals, t._dpres)
+    else:
+        T = ("csr", t._indptr, t._indices, t._vals, t._iso)
+    return finish(out, T, A.dtype, shape, A._be, mask, accum, replace, False)
+
+
+def kronecker(A, B, op, *, mask=None, accum=None, replace=False, out=None):
+    """``C(i1*m2 + i2, j1*n2 + j2) = op(A(i1, j1), B(i2, j2))`` (GrB_kronecker)."""
+    from ..matrix import Matrix
+    if not isinstance(A, Matrix) or not isinstance(B, Matrix):
+        raise InvalidValue("kronecker: both operands must be Matrices")
+    op = as_binary(op, "kronecker")
+    check_replace(replace, "kronecker")
+    shape = (A.nrows * B.nrows, A.ncols * B.ncols)
+    accum = prepare("kronecker", [("A", A), ("B", B)], out, shape, False, mask, accum)
+    be = A._be
+    check_user_op(op, be, "kronecker")
+    be.check_alloc(A.nvals * B.nvals * 24, "kronecker product")
+    ka, va = A._keys_vals()
+    kb, vb = B._keys_vals()
+    na, nb = np.int64(max(A.ncols, 1)), np.int64(max(B.ncols, 1))
+    ia, ja = ka // na, ka % na
+    ib, jb = kb // nb, kb % nb
+    nA, nB = ka.shape[0], kb.shape[0]
+    xp = be.xp
+    sa = xp.repeat(xp.arange(nA, dtype=np.int64), nB) if be.name == "cpu" else \
+        (xp.arange(nA * nB, dtype=np.int64) // max(nB, 1))
+    sb = xp.arange(nA * nB, dtype=np.int64) - sa * nB
+    i = ia[sa] * np.int64(B.nrows) + ib[sb]
+    j = ja[sa] * np.int64(B.ncols) + jb[sb]
+    keys = i * np.int64(shape[1]) + j
+    dt = op.out_dtype(A.dtype, B.dtype)
+    vals = _op(be, op, va[sa], vb[sb], dt, keys, shape[1])
+    order = be.argsort(keys)
+    return finish(out, ("sparse", keys[order], vals[order]), dt, shape, be, mask, accum,
+                  replace, False)

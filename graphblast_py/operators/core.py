@@ -1,0 +1,213 @@
+"""Operator classes: UnaryOp, BinaryOp, IndexUnaryOp, Monoid, Semiring.
+
+An operator carries everything a backend needs to run it, never the backend
+itself:
+
+* ``vec(xp, ...)`` -- an array expression written against an array namespace
+  ``xp`` (NumPy or CuPy), for predefined operators;
+* ``func`` -- a plain Python scalar function (user-defined operators; the CPU
+  backend compiles it with numba once per dtype);
+* ``cexpr`` -- a CUDA C expression in ``x``/``y`` (``i``, ``j``, ``thunk`` for
+  index-unary operators), compiled by the GPU backend once per dtype;
+* ``opcode`` -- a small integer for the operators the hand-written loop
+  kernels know (numba on the CPU, generated CUDA on the GPU).
+"""
+import numpy as np
+
+from .. import dtypes
+from ..errors import DomainMismatch, InvalidValue
+
+# Operand/result typing rules
+SAME = "same"      # common type of the inputs
+BOOL = "bool"      # comparison / logical
+INT64 = "int64"    # positional
+ARITH = "arith"    # like SAME, but bool inputs compute in int64
+
+
+def _resolve(rule, tx, ty=None):
+    if rule == BOOL:
+        return dtypes.BOOL
+    if rule == INT64:
+        return dtypes.INT64
+    t = tx if ty is None else dtypes.result_type(tx, ty)
+    if rule == ARITH and t == dtypes.BOOL:
+        return dtypes.INT64
+    return t
+
+
+class UnaryOp:
+    """``z = f(x)``.  Predefined ones live in ``gb.unary``."""
+
+    def __init__(self, name, func=None, cexpr=None, vec=None, result=SAME, opcode=-1):
+        self.name, self.func, self.cexpr, self.vec = name, func, cexpr, vec
+        self.result, self.opcode = result, opcode
+        self.is_user = vec is None
+
+    def out_dtype(self, tx):
+        return _resolve(self.result, tx)
+
+    @classmethod
+    def register(cls, name, func, cuda_expr=None, result=SAME):
+        """A user-defined unary operator: ``func(x)`` in Python (numba-compiled
+        on the CPU) and ``cuda_expr`` in C over ``x`` for GPU objects."""
+        _check_user(name, func, cuda_expr)
+        return cls(name, func=func, cexpr=cuda_expr, result=result)
+
+    def __repr__(self):
+        return f"UnaryOp({self.name!r})"
+
+
+class BinaryOp:
+    """``z = f(x, y)``.  Predefined ones live in ``gb.binary``.
+
+    ``reads`` says which operand values the operator looks at: ``pair`` reads
+    neither, ``first`` only x, positional ones (``firsti``...) neither -- the
+    framework then never touches the corresponding values array
+    ("structure only").  ``positional`` is ``None`` or one of ``"firsti"``,
+    ``"firstj"``, ``"secondi"``, ``"secondj"``.
+    """
+
+    def __init__(self, name, func=None, cexpr=None, vec=None, result=SAME, opcode=-1,
+                 reads=(True, True), positional=None, commutative=False):
+        self.name, self.func, self.cexpr, self.vec = name, func, cexpr, vec
+        self.result, self.opcode = result, opcode
+        self.reads_x, self.reads_y = reads
+        self.positional = positional
+        self.commutative = commutative
+        self.is_user = vec is None and positional is None
+
+    def out_dtype(self, tx, ty):
+        return _resolve(self.result, tx, ty)
+
+    @classmethod
+    def register(cls, name, func, cuda_expr=None, result=SAME):
+        """A user-defined binary operator: ``func(x, y)`` in Python and
+        ``cuda_expr`` in C over ``x`` and ``y`` (for GPU objects), e.g.
+        ``BinaryOp.register("absdiff", lambda x, y: abs(x - y), "(x > y ? x - y : y - x)")``.
+        ``result`` is ``"same"`` (the common input type) or ``"bool"``."""
+        _check_user(name, func, cuda_expr)
+        if result not in (SAME, BOOL, ARITH):
+            raise InvalidValue(f"result must be 'same', 'arith' or 'bool', got {result!r}")
+        return cls(name, func=func, cexpr=cuda_expr, result=result)
+
+    def __repr__(self):
+        return f"BinaryOp({self.name!r})"
+
+
+class IndexUnaryOp:
+    """``z = f(x, i, j, thunk)`` -- sees the value, its row and column (for a
+    vector: its index and 0) and a scalar.  Used by ``apply`` (e.g. ``rowindex``)
+    and ``select`` (``result == "bool"``: keep the entries where it is true)."""
+
+    def __init__(self, name, func=None, cexpr=None, vec=None, result=SAME, reads_x=True):
+        self.name, self.func, self.cexpr, self.vec = name, func, cexpr, vec
+        self.result, self.reads_x = result, reads_x
+        self.is_user = vec is None
+
+    def out_dtype(self, tx, tthunk=None):
+        if self.result == SAME and tthunk is not None and not self.reads_x:
+            return tthunk
+        return _resolve(self.result, tx)
+
+    @classmethod
+    def register(cls, name, func, cuda_expr=None, result=BOOL):
+        """User-defined: ``func(x, i, j, thunk)`` and a CUDA expression over
+        ``x, i, j, thunk``; ``result="bool"`` makes it a select predicate."""
+        _check_user(name, func, cuda_expr)
+        return cls(name, func=func, cexpr=cuda_expr, result=result)
+
+    def __repr__(self):
+        return f"IndexUnaryOp({self.name!r})"
+
+
+class Monoid:
+    """An associative, commutative BinaryOp with an identity, and optionally a
+    terminal (annihilator) value that lets reductions stop early.
+
+    ``identity`` and ``terminal`` are either constants or callables
+    ``f(dtype) -> value``.  ``terminal="any"`` marks the ``any`` monoid: every
+    value is terminal."""
+
+    def __init__(self, op, identity, terminal=None, name=None, opcode=-1):
+        if not isinstance(op, BinaryOp):
+            raise InvalidValue(f"Monoid needs a BinaryOp, got {type(op).__name__}")
+        self.op, self._identity, self._terminal = op, identity, terminal
+        self.name = name or op.name
+        self.opcode = opcode
+        self.is_user = op.is_user
+
+    def identity(self, dtype):
+        v = self._identity(dtype) if callable(self._identity) else self._identity
+        return np.asarray(v).astype(dtype, casting="unsafe")[()]
+
+    def terminal(self, dtype):
+        """The terminal value for ``dtype`` (None when there is none)."""
+        t = self._terminal
+        if t is None or t == "any":
+            return None
+        v = t(dtype) if callable(t) else t
+        return None if v is None else np.asarray(v).astype(dtype, casting="unsafe")[()]
+
+    @property
+    def is_any(self):
+        return isinstance(self._terminal, str) and self._terminal == "any"
+
+    def out_dtype(self, tx):
+        return self.op.out_dtype(tx, tx)
+
+    @classmethod
+    def register(cls, name, op, identity, terminal=None):
+        """A user-defined monoid over a (user-defined) BinaryOp."""
+        return cls(op, identity, terminal, name=name)
+
+    def __repr__(self):
+        return f"Monoid({self.name!r})"
+
+
+class Semiring:
+    """``add`` monoid and ``mult`` BinaryOp: ``C(i,j) = add_k mult(A(i,k), B(k,j))``."""
+
+    def __init__(self, monoid, mult, name=None):
+        if not isinstance(monoid, Monoid):
+            raise InvalidValue(f"Semiring needs a Monoid as its add, got {type(monoid).__name__}")
+        if not isinstance(mult, BinaryOp):
+            raise InvalidValue(f"Semiring needs a BinaryOp as its mult, got {type(mult).__name__}")
+        self.monoid, self.mult = monoid, mult
+        self.name = name or f"{monoid.name}_{mult.name}"
+        self.is_user = monoid.is_user or mult.is_user
+
+    def out_dtype(self, ta, tb):
+        t = self.mult.out_dtype(ta, tb)
+        return self.monoid.out_dtype(t)
+
+    @classmethod
+    def register(cls, name, monoid, mult):
+        return cls(monoid, mult, name=name)
+
+    def __repr__(self):
+        return f"Semiring({self.name!r})"
+
+
+def _check_user(name, func, cexpr):
+    if not isinstance(name, str) or not name.isidentifier():
+        raise InvalidValue(f"operator name must be an identifier, got {name!r}")
+    if not callable(func):
+        raise InvalidValue(f"operator {name!r}: func must be callable, got {type(func).__name__}")
+    if cexpr is not None and not isinstance(cexpr, str):
+        raise InvalidValue(f"operator {name!r}: cuda_expr must be a string of C, got "
+                           f"{type(cexpr).__name__}")
+
+
+def check_kind(op, kinds, what):
+    """Raise a specific error when ``op`` is not one of ``kinds``."""
+    if not isinstance(op, kinds):
+        names = " or ".join(k.__name__ for k in (kinds if isinstance(kinds, tuple) else (kinds,)))
+        raise InvalidValue(f"{what} must be a {names}, got {op!r}")
+    return op
+
+
+def check_domain(op, dtype):
+    """Logical operators accept any type (cast to bool); others reject nothing
+    among the supported types.  Placeholder for operator-specific domains."""
+    if dtype not in dtypes.ALL:
+        raise DomainMismatch(f"{op!r} cannot take dtype {dtype}")

@@ -1,0 +1,387 @@
+"""Vector: a sparse or dense 1-D GraphBLAS vector living on one device.
+
+Storage forms
+-------------
+* sparse: sorted int64 indices + values (cost ~ nvals);
+* dense: a values array over all positions + a presence bool array (``None``
+  when every position is present).
+
+A vector converts itself when the other form is cheaper: operations ask for the
+form they need (push wants indices, pull wants a dense gather) and a result
+denser than ``DENSE_FRACTION`` is kept dense.  ``form="dense"|"sparse"`` at
+construction is a hint.
+"""
+import numpy as np
+
+from . import dtypes
+from .device import backend_for
+from .errors import DimensionMismatch, InvalidIndex, InvalidValue, NoValue
+from .indexing import check_index, check_size, parse_index
+from .mask import Mask
+
+DENSE_FRACTION = 1 / 16
+
+
+class Vector:
+    """``Vector(dtype, size, device=None)`` -- an empty vector.
+
+    Build one with :meth:`from_coo` or :meth:`from_dense`; read it with
+    :meth:`to_coo`, :meth:`to_dense`, ``v[i]``, :meth:`get`.
+    """
+
+    _is_vector = True
+    __slots__ = ("_be", "size", "dtype", "_form", "_idx", "_vals", "_pres", "_nvals",
+                 "__weakref__")
+
+    def __init__(self, dtype=dtypes.FP64, size=0, *, device=None, form="sparse"):
+        self.dtype = dtypes.lookup(dtype)
+        self.size = check_size(size, "Vector size")
+        self._be = backend_for(device)
+        if form == "dense":
+            self._set_dense(self._be.zeros(self.size, self.dtype),
+                            self._be.zeros(self.size, bool), 0)
+        elif form == "sparse":
+            self._set_sparse(self._be.zeros(0, np.int64), self._be.zeros(0, self.dtype))
+        else:
+            raise InvalidValue(f"form must be 'sparse' or 'dense', got {form!r}")
+
+    # ------------------------------------------------------------ storage
+    def _set_sparse(self, idx, vals):
+        self._form, self._idx, self._vals, self._pres = "sparse", idx, vals, None
+        self._nvals = idx.shape[0]
+
+    def _set_dense(self, vals, pres, nvals=None):
+        self._form, self._idx, self._vals, self._pres = "dense", None, vals, pres
+        self._nvals = self.size if pres is None else nvals
+
+    def _assign_result(self, T):
+        """Take a computed result (see operations.output) as the new content."""
+        kind = T[0]
+        if kind == "sparse":
+            self._set_sparse(T[1], self._be.cast(T[2], self.dtype))
+        elif kind == "dense":
+            self._set_dense(self._be.cast(T[1], self.dtype), T[2])
+        else:  # pragma: no cover - programming error
+            raise InvalidValue(f"unknown result kind {kind!r}")
+
+    def _is_empty_fresh(self):
+        return self._form == "sparse" and self._idx.shape[0] == 0
+
+    @property
+    def device(self):
+        return self._be.name
+
+    @property
+    def shape(self):
+        return (self.size,)
+
+    @property
+    def nvals(self):
+        """Number of stored entries."""
+        if self._nvals is None:
+            self._nvals = self._be.count_nonzero(self._pres)
+        return self._nvals
+
+    @property
+    def form(self):
+        """Current storage form: ``"sparse"`` or ``"dense"``."""
+        return self._form
+
+    def _sparse(self):
+        """(indices, values) -- converting to the sparse form when it is cheaper."""
+        if self._form == "sparse":
+            return self._idx, self._vals
+        xp = self._be.xp
+        if self._pres is None:
+            idx = xp.arange(self.size, dtype=np.int64)
+            return idx, self._vals
+        idx = xp.flatnonzero(self._pres)
+        vals = self._vals[idx]
+        if idx.shape[0] < DENSE_FRACTION * self.size:
+            self._set_sparse(idx, vals)
+        else:
+            self._nvals = idx.shape[0]
+        return idx, vals
+
+    def _dense(self):
+        """(values, presence or None) over all positions."""
+        if self._form == "dense":
+            return self._vals, self._pres
+        be = self._be
+        vals = be.zeros(self.size, self.dtype)
+        pres = be.zeros(self.size, bool)
+        vals[self._idx] = self._vals
+        pres[self._idx] = True
+        if self._idx.shape[0] >= DENSE_FRACTION * self.size:
+            self._set_dense(vals, pres, self._idx.shape[0])
+        return vals, pres
+
+    def _keys_vals(self):
+        return self._sparse()
+
+    def _mask_keys(self, structure):
+        idx, vals = self._sparse()
+        if structure:
+            return idx
+        return idx[vals.astype(bool)]
+
+    def _mask_dense(self, structure):
+        vals, pres = self._dense()
+        if structure:
+            return pres if pres is not None else self._be.xp.ones(self.size, dtype=bool)
+        t = vals.astype(bool)
+        return t if pres is None else (t & pres)
+
+    @property
+    def S(self):
+        """Structural mask: positions where the vector has an entry."""
+        return Mask(self, True)
+
+    @property
+    def V(self):
+        """Value mask: positions with an entry that is nonzero / True."""
+        return Mask(self, False)
+
+    # ------------------------------------------------------------ construction
+    @classmethod
+    def from_coo(cls, indices, values=True, size=None, *, dtype=None, dup_op=None,
+                 device=None):
+        """Vector with ``v[indices[k]] = values[k]``.
+
+        ``values`` may be a scalar (every entry equal).  ``size`` defaults to
+        ``max(indices) + 1``.  Duplicate indices raise :class:`InvalidValue`
+        unless ``dup_op`` (a BinaryOp or its name) combines them.
+        """
+        from .indexing import coo_arrays
+        be = backend_for(device)
+        idx, vals, dtype = coo_arrays(be, (indices,), values, dtype, "Vector.from_coo")
+        idx = idx[0]
+        size = _infer_size(be, idx, size, "Vector.from_coo", "indices")
+        v = cls(dtype, size, device=be.name)
+        if idx.shape[0] == 0:
+            return v
+        dup = _dup_op(dup_op)
+        keys, vals, dup_at = be.coo_to_sorted(idx, be.zeros(idx.shape[0], np.int64), 1, vals, dup)
+        if dup_at is not None:
+            raise InvalidValue(f"Vector.from_coo: index {dup_at} appears more than once; pass "
+                               "dup_op=gb.binary.plus (or another operator) to combine duplicates")
+        v._set_sparse(keys, be.cast(vals, v.dtype))
+        return v
+
+    @classmethod
+    def from_dense(cls, values, *, dtype=None, missing_value=None, device=None):
+        """Full vector from a 1-D array (NumPy or CuPy); entries equal to
+        ``missing_value`` (if given) are left out."""
+        be = backend_for(device)
+        a = be.asarray(values)
+        if a.ndim != 1:
+            raise DimensionMismatch(f"Vector.from_dense needs a 1-D array, got shape {a.shape}")
+        dt = dtypes.lookup(dtype if dtype is not None else a.dtype)
+        v = cls(dt, a.shape[0], device=be.name)
+        a = be.cast(a, dt)
+        if missing_value is None:
+            v._set_dense(a, None)
+        else:
+            pres = a != missing_value
+            v._set_dense(a, pres)
+        return v
+
+    def to_coo(self):
+        """(indices, values) as arrays on the vector's device."""
+        idx, vals = self._sparse()
+        return idx.copy(), vals.copy()
+
+    def to_dense(self, fill=None):
+        """Array of all ``size`` positions on the vector's device; positions
+        without an entry get ``fill`` (default 0)."""
+        vals, pres = self._dense()
+        out = vals.copy()
+        if pres is not None:
+            out[~pres] = 0 if fill is None else fill
+        return out
+
+    def to(self, device):
+        """A copy on ``device`` (``"cpu"``/``"gpu"``); self when already there."""
+        be = backend_for(device)
+        if be is self._be:
+            return self
+        v = Vector(self.dtype, self.size, device=be.name)
+        if self._form == "sparse":
+            v._set_sparse(be.asarray(self._be.to_host(self._idx)),
+                          be.asarray(self._be.to_host(self._vals)))
+        else:
+            pres = None if self._pres is None else be.asarray(self._be.to_host(self._pres))
+            v._set_dense(be.asarray(self._be.to_host(self._vals)), pres, self._nvals)
+        return v
+
+    def dup(self, dtype=None):
+        """A copy (optionally cast to ``dtype``)."""
+        dt = self.dtype if dtype is None else dtypes.lookup(dtype)
+        v = Vector(dt, self.size, device=self.device)
+        if self._form == "sparse":
+            v._set_sparse(self._idx, self._be.cast(self._vals, dt))
+        else:
+            v._set_dense(self._be.cast(self._vals, dt), self._pres, self._nvals)
+        return v   # arrays are never written in place, so sharing them is safe
+
+    def clear(self):
+        """Remove every entry."""
+        self._set_sparse(self._be.zeros(0, np.int64), self._be.zeros(0, self.dtype))
+
+    def resize(self, size):
+        size = check_size(size, "Vector size")
+        idx, vals = self._sparse()
+        keep = idx < size
+        self.size = size
+        self._set_sparse(idx[keep], vals[keep])
+
+    # ------------------------------------------------------------ elements
+    def __getitem__(self, index):
+        if _is_scalar_index(index):
+            return self.get(index, _raise=True)
+        from .operations import extract
+        return extract.vector_extract(self, index)
+
+    def get(self, index, default=None, _raise=False):
+        """The value at ``index``, or ``default`` when not stored."""
+        i = check_index(index, self.size, "Vector index")
+        if self._form == "dense":
+            if self._pres is not None and not bool(self._pres[i]):
+                if _raise:
+                    raise NoValue(f"no entry at index {i}")
+                return default
+            return self._vals[i].item()
+        be = self._be
+        pos = int(be.xp.searchsorted(self._idx, i))
+        if pos < self._idx.shape[0] and int(self._idx[pos]) == i:
+            return self._vals[pos].item()
+        if _raise:
+            raise NoValue(f"no entry at index {i}")
+        return default
+
+    def __setitem__(self, index, value):
+        if not _is_scalar_index(index):
+            self.assign(value, index)
+            return
+        i = check_index(index, self.size, "Vector index")
+        val = _scalar_value(value, self.dtype, "Vector element")
+        be = self._be
+        if self._form == "dense":
+            vals = self._vals.copy()
+            vals[i] = val
+            pres = self._pres
+            if pres is not None and not bool(pres[i]):
+                pres = pres.copy()
+                pres[i] = True
+                self._set_dense(vals, pres, None if self._nvals is None else self._nvals + 1)
+            else:
+                self._set_dense(vals, pres, self._nvals)
+            return
+        pos = int(be.xp.searchsorted(self._idx, i))
+        if pos < self._idx.shape[0] and int(self._idx[pos]) == i:
+            vals = self._vals.copy()
+            vals[pos] = val
+            self._set_sparse(self._idx, vals)
+        else:
+            xp = be.xp
+            idx = xp.concatenate([self._idx[:pos], xp.asarray([i], dtype=np.int64),
+                                  self._idx[pos:]])
+            vals = xp.concatenate([self._vals[:pos], xp.asarray([val], dtype=self.dtype),
+                                   self._vals[pos:]])
+            self._set_sparse(idx, vals)
+
+    def __delitem__(self, index):
+        i = check_index(index, self.size, "Vector index")
+        if self._form == "dense":
+            pres = self._pres.copy() if self._pres is not None else \
+                self._be.xp.ones(self.size, dtype=bool)
+            was = bool(pres[i])
+            pres[i] = False
+            self._set_dense(self._vals, pres,
+                            None if self._nvals is None else self._nvals - int(was))
+            return
+        keep = self._idx != i
+        self._set_sparse(self._idx[keep], self._vals[keep])
+
+    def __contains__(self, index):
+        return self.get(index) is not None
+
+    def __iter__(self):
+        raise TypeError("iterate over v.to_coo() instead; a Vector is not a sequence")
+
+    def __len__(self):
+        raise TypeError("len() of a Vector is ambiguous: use .size or .nvals")
+
+    def __bool__(self):
+        raise InvalidValue("the truth value of a Vector is ambiguous: use .nvals")
+
+    # ------------------------------------------------------------ comparison
+    def isequal(self, other, check_dtype=False):
+        """Same size, same stored positions and equal values."""
+        if not isinstance(other, Vector) or other.size != self.size:
+            return False
+        if check_dtype and other.dtype != self.dtype:
+            return False
+        o = other.to(self.device)
+        i1, v1 = self._sparse()
+        i2, v2 = o._sparse()
+        if i1.shape != i2.shape:
+            return False
+        xp = self._be.xp
+        return bool(xp.all(i1 == i2)) and bool(xp.all(v1 == v2))
+
+    def isclose(self, other, rel_tol=1e-7, abs_tol=0.0, check_dtype=False):
+        if not isinstance(other, Vector) or other.size != self.size:
+            return False
+        if check_dtype and other.dtype != self.dtype:
+            return False
+        o = other.to(self.device)
+        i1, v1 = self._sparse()
+        i2, v2 = o._sparse()
+        if i1.shape != i2.shape:
+            return False
+        xp = self._be.xp
+        return bool(xp.all(i1 == i2)) and bool(
+            xp.all(xp.isclose(v1, v2, rtol=rel_tol, atol=abs_tol, equal_nan=True)))
+
+    def __repr__(self):
+        return (f"<Vector size={self.size} nvals={self.nvals} dtype={self.dtype} "
+                f"device={self.device!r} form={self._form!r}>")
+
+    # operation methods are attached in operations/__init__.py
+
+
+def _is_scalar_index(index):
+    return isinstance(index, (int, np.integer)) and not isinstance(index, (bool, np.bool_))
+
+
+def _scalar_value(value, dtype, what):
+    try:
+        return np.asarray(value).astype(dtype, casting="unsafe")[()] \
+            if np.ndim(value) == 0 else _bad_scalar(value, what)
+    except (TypeError, ValueError) as e:
+        raise InvalidValue(f"{what}: cannot store {value!r} as {dtype}: {e}") from None
+
+
+def _bad_scalar(value, what):
+    raise InvalidValue(f"{what}: expected a scalar, got {type(value).__name__} of shape "
+                       f"{np.shape(value)}")
+
+
+def _dup_op(dup_op):
+    if dup_op is None:
+        return None
+    from .operations.output import resolve_accum
+    return resolve_accum(dup_op)
+
+
+def _infer_size(be, idx, size, what, argname):
+    if size is None:
+        return int(idx.max()) + 1 if idx.shape[0] else 0
+    size = check_size(size, f"{what} size")
+    if idx.shape[0]:
+        hi = int(idx.max())
+        if hi >= size:
+            from .errors import IndexOutOfBound
+            raise IndexOutOfBound(f"{what}: {argname} contains {hi}, outside [0, {size})")
+    return size
