@@ -1,0 +1,42 @@
+"""Shared fixtures: the ``device`` fixture runs a test on the CPU and, where
+CuPy sees a GPU, on the GPU (marked ``gpu``; skipped cleanly without one)."""
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from graphblast_py import backend
+
+HAS_GPU = backend.gpu_available()
+DATA = Path(os.environ.get("GRAPHBLAST_TEST_DATA",
+                           Path(__file__).resolve().parent.parent.parent / "shared" / "data"))
+
+
+def pytest_collection_modifyitems(config, items):
+    if HAS_GPU:
+        return
+    skip = pytest.mark.skip(reason="needs a GPU: CuPy with a CUDA device is not available")
+    for item in items:
+        if "gpu" in item.keywords:
+            item.add_marker(skip)
+
+
+@pytest.fixture(params=["cpu", pytest.param("gpu", marks=pytest.mark.gpu)])
+def device(request):
+    """Parametrize a test over the devices."""
+    return request.param
+
+
+@pytest.fixture
+def data_dir():
+    if not DATA.is_dir():
+        pytest.skip(f"test data folder {DATA} not found (set GRAPHBLAST_TEST_DATA)")
+    return DATA
+
+
+def host(a):
+    """A NumPy array from a NumPy or CuPy array."""
+    if hasattr(a, "get") and type(a).__module__.startswith("cupy"):
+        return a.get()
+    return np.asarray(a)
