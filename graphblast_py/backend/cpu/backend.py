@@ -18,6 +18,9 @@ _REDUCEAT = {"plus": np.add, "times": np.multiply, "lor": np.logical_or,
 _LOGICAL = ("land", "lor", "lxor")
 # mult opcodes the loop kernels understand (eq/ne compare in the input type)
 _KERNEL_MULT = frozenset(range(17))
+# below this much work a kernel runs serially: the thread pool's fork/join
+# costs more than it saves on small inputs
+PARALLEL_WORK = 1 << 16
 
 
 def _kernels():
@@ -162,10 +165,13 @@ class CPUBackend(ArrayBackend):
         if rows is None:
             rows = np.arange(nrows, dtype=np.int64)
         term, has_term = self._term(semiring, out_dtype)
-        _kernels().pull(indptr, indices, a, bool(ra and rvals is not None), xv,
-                        xpres if xpres is not None else np.zeros(1, dtype=bool),
-                        xpres is not None, rows, semiring.monoid.opcode, semiring.mult.opcode,
-                        swap, term, has_term, semiring.monoid.is_any, outv, outp)
+        k = _kernels()
+        work = rows.shape[0] * max(1, indices.shape[0] // max(nrows, 1))
+        kernel = k.pull_parallel if work > PARALLEL_WORK else k.pull_serial
+        kernel(indptr, indices, a, bool(ra and rvals is not None), xv,
+               xpres if xpres is not None else np.zeros(1, dtype=bool), xpres is not None, rows,
+               semiring.monoid.opcode, semiring.mult.opcode, swap, term, has_term,
+               semiring.monoid.is_any, outv, outp)
         return outv, outp
 
     def spmspv_push(self, P, x, semiring, allowed, swap, out_dtype, n_out):
@@ -200,10 +206,12 @@ class CPUBackend(ArrayBackend):
         outv = np.zeros(mask_keys.shape[0], dtype=out_dtype)
         outp = np.zeros(mask_keys.shape[0], dtype=bool)
         term, has_term = self._term(semiring, out_dtype)
-        _kernels().dot(ai, aj, self._operand(av, m.reads_x, cd), bool(m.reads_x and av is not None),
-                       bi, bj, self._operand(bv, m.reads_y, cd), bool(m.reads_y and bv is not None),
-                       mrows, mcols, semiring.monoid.opcode, m.opcode, term, has_term,
-                       semiring.monoid.is_any, outv, outp)
+        k = _kernels()
+        kernel = k.dot_parallel if mask_keys.shape[0] * 8 > PARALLEL_WORK else k.dot_serial
+        kernel(ai, aj, self._operand(av, m.reads_x, cd), bool(m.reads_x and av is not None),
+               bi, bj, self._operand(bv, m.reads_y, cd), bool(m.reads_y and bv is not None),
+               mrows, mcols, semiring.monoid.opcode, m.opcode, term, has_term,
+               semiring.monoid.is_any, outv, outp)
         return mask_keys[outp], outv[outp]
 
     def spmm(self, A, X, semiring, out_dtype):

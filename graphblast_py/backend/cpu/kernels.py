@@ -72,35 +72,50 @@ def _add(op, a, b):
         return a
 
 
+@njit(inline="always", cache=True)
+def _pull_row(r, indptr, indices, avals, read_a, xvals, xpres, has_pres, addop, multop, swap,
+              term, has_term, is_any, outv, outp):
+    found = False
+    acc = outv[r]
+    for p in range(indptr[r], indptr[r + 1]):
+        c = indices[p]
+        if has_pres and not xpres[c]:
+            continue
+        a = avals[p] if read_a else avals[0]
+        if swap:
+            prod = _mult(multop, xvals[c], a, 0, c, r)
+        else:
+            prod = _mult(multop, a, xvals[c], r, c, 0)
+        if found:
+            acc = _add(addop, acc, prod)
+        else:
+            acc = prod
+            found = True
+        if is_any or (has_term and acc == term):
+            break
+    if found:
+        outv[r] = acc
+        outp[r] = True
+
+
 @njit(cache=True, parallel=True)
-def pull(indptr, indices, avals, read_a, xvals, xpres, has_pres, rows, addop, multop, swap,
-         term, has_term, is_any, outv, outp):
+def pull_parallel(indptr, indices, avals, read_a, xvals, xpres, has_pres, rows, addop, multop,
+                  swap, term, has_term, is_any, outv, outp):
     """w(r) = add_c A(r,c) * x(c) over the listed rows, stopping a row early
     once its sum reaches the monoid's terminal value (or at the first term for
-    ``any``)."""
+    ``any``).  One row per parallel iteration."""
     for t in prange(rows.shape[0]):
-        r = rows[t]
-        found = False
-        acc = outv[r]
-        for p in range(indptr[r], indptr[r + 1]):
-            c = indices[p]
-            if has_pres and not xpres[c]:
-                continue
-            a = avals[p] if read_a else avals[0]
-            if swap:
-                prod = _mult(multop, xvals[c], a, 0, c, r)
-            else:
-                prod = _mult(multop, a, xvals[c], r, c, 0)
-            if found:
-                acc = _add(addop, acc, prod)
-            else:
-                acc = prod
-                found = True
-            if is_any or (has_term and acc == term):
-                break
-        if found:
-            outv[r] = acc
-            outp[r] = True
+        _pull_row(rows[t], indptr, indices, avals, read_a, xvals, xpres, has_pres, addop, multop,
+                  swap, term, has_term, is_any, outv, outp)
+
+
+@njit(cache=True)
+def pull_serial(indptr, indices, avals, read_a, xvals, xpres, has_pres, rows, addop, multop,
+                swap, term, has_term, is_any, outv, outp):
+    """pull_parallel without the thread pool (small work: no fork/join cost)."""
+    for t in range(rows.shape[0]):
+        _pull_row(rows[t], indptr, indices, avals, read_a, xvals, xpres, has_pres, addop, multop,
+                  swap, term, has_term, is_any, outv, outp)
 
 
 @njit(cache=True)
@@ -134,42 +149,56 @@ def push(indptr, indices, pvals, read_p, xidx, xvals, allowed, has_allowed, addo
     return nt
 
 
+@njit(inline="always", cache=True)
+def _dot_entry(t, ai, aj, av, read_a, bi, bj, bv, read_b, i, j, addop, multop, term, has_term,
+               is_any, outv, outp):
+    p = ai[i]
+    pe = ai[i + 1]
+    q = bi[j]
+    qe = bi[j + 1]
+    found = False
+    acc = outv[t]
+    while p < pe and q < qe:
+        ka = aj[p]
+        kb = bj[q]
+        if ka < kb:
+            p += 1
+        elif kb < ka:
+            q += 1
+        else:
+            prod = _mult(multop, av[p] if read_a else av[0], bv[q] if read_b else bv[0],
+                         i, ka, j)
+            if found:
+                acc = _add(addop, acc, prod)
+            else:
+                acc = prod
+                found = True
+            if is_any or (has_term and acc == term):
+                break
+            p += 1
+            q += 1
+    if found:
+        outv[t] = acc
+        outp[t] = True
+
+
 @njit(cache=True, parallel=True)
-def dot(ai, aj, av, read_a, bi, bj, bv, read_b, mrows, mcols, addop, multop, term, has_term,
-        is_any, outv, outp):
+def dot_parallel(ai, aj, av, read_a, bi, bj, bv, read_b, mrows, mcols, addop, multop, term,
+                 has_term, is_any, outv, outp):
     """Masked dot-product SpGEMM: for the t-th mask entry (i, j),
     out[t] = add_k A(i,k) * B(k,j), by merging row i of A with row j of B^T."""
     for t in prange(mrows.shape[0]):
-        i = mrows[t]
-        j = mcols[t]
-        p = ai[i]
-        pe = ai[i + 1]
-        q = bi[j]
-        qe = bi[j + 1]
-        found = False
-        acc = outv[t]
-        while p < pe and q < qe:
-            ka = aj[p]
-            kb = bj[q]
-            if ka < kb:
-                p += 1
-            elif kb < ka:
-                q += 1
-            else:
-                prod = _mult(multop, av[p] if read_a else av[0], bv[q] if read_b else bv[0],
-                             i, ka, j)
-                if found:
-                    acc = _add(addop, acc, prod)
-                else:
-                    acc = prod
-                    found = True
-                if is_any or (has_term and acc == term):
-                    break
-                p += 1
-                q += 1
-        if found:
-            outv[t] = acc
-            outp[t] = True
+        _dot_entry(t, ai, aj, av, read_a, bi, bj, bv, read_b, mrows[t], mcols[t], addop, multop,
+                   term, has_term, is_any, outv, outp)
+
+
+@njit(cache=True)
+def dot_serial(ai, aj, av, read_a, bi, bj, bv, read_b, mrows, mcols, addop, multop, term,
+               has_term, is_any, outv, outp):
+    """dot_parallel without the thread pool."""
+    for t in range(mrows.shape[0]):
+        _dot_entry(t, ai, aj, av, read_a, bi, bj, bv, read_b, mrows[t], mcols[t], addop, multop,
+                   term, has_term, is_any, outv, outp)
 
 
 @njit(cache=True, parallel=True)
