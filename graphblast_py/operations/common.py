@@ -10,13 +10,11 @@ from .output import resolve_accum, write
 
 def prepare(what, operands, out, out_shape, out_is_vector, mask, accum):
     """Validate devices, ``out`` and ``mask``; returns the resolved accum op."""
-    from ..matrix import Matrix
-    from ..vector import Vector
     objs = list(operands)
     if out is not None:
-        want = Vector if out_is_vector else Matrix
-        if not isinstance(out, want):
-            raise InvalidValue(f"{what}: out must be a {want.__name__}, got "
+        if getattr(out, "_is_vector", None) is not out_is_vector:
+            want = "Vector" if out_is_vector else "Matrix"
+            raise InvalidValue(f"{what}: out must be a {want}, got "
                                f"{type(out).__name__}")
         if out.shape != out_shape:
             raise DimensionMismatch(f"{what}: out has shape {out.shape} but the result has shape "

@@ -12,6 +12,8 @@
 mean degree) -- GraphBLAST's switch; the choice is recorded in ``gb.stats``.
 """
 from ..errors import DimensionMismatch, InvalidValue
+from ..matrix import Matrix
+from ..vector import Vector
 from ..stats import stats
 from .common import as_semiring, check_replace, check_user_op, finish, prepare
 
@@ -33,8 +35,6 @@ def vxm(u, A, semiring, *, mask=None, accum=None, replace=False, out=None, direc
 
 
 def _matvec(what, A, u, semiring, mask, accum, replace, out, direction, pull_input, swap):
-    from ..matrix import Matrix
-    from ..vector import Vector
     semiring = as_semiring(semiring, what)
     if not isinstance(A, Matrix) or not isinstance(u, Vector):
         raise InvalidValue(f"{what}: expected a Matrix and a Vector, got {type(A).__name__} and "

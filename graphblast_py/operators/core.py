@@ -24,7 +24,20 @@ INT64 = "int64"    # positional
 ARITH = "arith"    # like SAME, but bool inputs compute in int64
 
 
+_RESOLVED = {}
+
+
 def _resolve(rule, tx, ty=None):
+    key = (rule, tx, ty)
+    try:
+        return _RESOLVED[key]
+    except KeyError:
+        pass
+    _RESOLVED[key] = t = _resolve_uncached(rule, tx, ty)
+    return t
+
+
+def _resolve_uncached(rule, tx, ty):
     if rule == BOOL:
         return dtypes.BOOL
     if rule == INT64:
@@ -132,6 +145,7 @@ class Monoid:
         if not isinstance(op, BinaryOp):
             raise InvalidValue(f"Monoid needs a BinaryOp, got {type(op).__name__}")
         self.op, self._identity, self._terminal = op, identity, terminal
+        self._term_cache = {}
         self.name = name or op.name
         self.opcode = opcode
         self.is_user = op.is_user
@@ -142,11 +156,18 @@ class Monoid:
 
     def terminal(self, dtype):
         """The terminal value for ``dtype`` (None when there is none)."""
+        try:
+            return self._term_cache[dtype]
+        except KeyError:
+            pass
         t = self._terminal
-        if t is None or t == "any":
-            return None
-        v = t(dtype) if callable(t) else t
-        return None if v is None else np.asarray(v).astype(dtype, casting="unsafe")[()]
+        if t is None or (isinstance(t, str) and t == "any"):
+            v = None
+        else:
+            v = t(dtype) if callable(t) else t
+            v = None if v is None else np.asarray(v).astype(dtype, casting="unsafe")[()]
+        self._term_cache[dtype] = v
+        return v
 
     @property
     def is_any(self):
@@ -173,12 +194,17 @@ class Semiring:
         if not isinstance(mult, BinaryOp):
             raise InvalidValue(f"Semiring needs a BinaryOp as its mult, got {type(mult).__name__}")
         self.monoid, self.mult = monoid, mult
+        self._dt_cache = {}
         self.name = name or f"{monoid.name}_{mult.name}"
         self.is_user = monoid.is_user or mult.is_user
 
     def out_dtype(self, ta, tb):
-        t = self.mult.out_dtype(ta, tb)
-        return self.monoid.out_dtype(t)
+        try:
+            return self._dt_cache[(ta, tb)]
+        except KeyError:
+            t = self.monoid.out_dtype(self.mult.out_dtype(ta, tb))
+            self._dt_cache[(ta, tb)] = t
+            return t
 
     @classmethod
     def register(cls, name, monoid, mult):

@@ -23,9 +23,15 @@ _KERNEL_MULT = frozenset(range(17))
 PARALLEL_WORK = 1 << 16
 
 
+_kernel_module = None
+
+
 def _kernels():
-    from . import kernels  # imported lazily: numba start-up only when needed
-    return kernels
+    global _kernel_module
+    if _kernel_module is None:
+        from . import kernels  # imported lazily: numba start-up only when needed
+        _kernel_module = kernels
+    return _kernel_module
 
 
 class CPUBackend(ArrayBackend):
