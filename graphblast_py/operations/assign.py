@@ -32,7 +32,8 @@ def vector_assign(w, value, indices=None, *, mask=None, accum=None, replace=Fals
 
 def matrix_assign(C, value, rows=None, cols=None, *, mask=None, accum=None, replace=False):
     """``C<mask>(rows, cols) = accum(C(rows, cols), value)``; value a scalar or a
-    Matrix of shape (len(rows), len(cols))."""
+    Matrix of shape (len(rows), len(cols)), or a Vector written into one column
+    (``cols`` an int: GrB_Col_assign) or one row (``rows`` an int: GrB_Row_assign)."""
     return _assign(C, value, (rows, cols), mask, accum, replace)
 
 
@@ -52,7 +53,16 @@ def _assign(C, value, index_args, mask, accum, replace):
     check_mask(mask, C.shape, what)
     accum = resolve_accum(accum)
     is_scalar = not hasattr(value, "_be")
-    if not is_scalar:
+    line = not is_scalar and value._is_vector and not C._is_vector   # Col/Row_assign
+    if line:
+        from ..matrix import _scalar as _is_int
+        if _is_int(index_args[0]) == _is_int(index_args[1]):
+            raise InvalidValue(f"{what}: a Vector goes into one column (cols=int) or one row "
+                               "(rows=int) of a Matrix")
+        if value.size != (region[0] if _is_int(index_args[1]) else region[1]):
+            raise DimensionMismatch(f"{what}: Vector of size {value.size} into a region of "
+                                    f"shape {region}")
+    elif not is_scalar:
         if value._is_vector != C._is_vector:
             raise InvalidValue(f"{what}: cannot assign a {type(value).__name__} into a "
                                f"{type(C).__name__}")
@@ -92,7 +102,7 @@ def _assign(C, value, index_args, mask, accum, replace):
         va = be.full(ka.shape[0], s, np.asarray(s).dtype)
     else:
         lk, va = value._keys_vals()
-        ka = to_keys(lk, 1 if C._is_vector else value.ncols)
+        ka = to_keys(lk, 1 if C._is_vector else (region[1] if line else value.ncols))
         order = be.argsort(ka)
         ka, va = ka[order], va[order]
 

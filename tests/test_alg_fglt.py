@@ -1,0 +1,139 @@
+"""FGLT against the authors' gold file and a brute-force count by enumeration."""
+import itertools
+
+import networkx as nx
+import numpy as np
+import pytest
+import scipy.io as sio
+import scipy.sparse as sp
+
+import graphblast_py as gb
+from graphblast_py.algorithms import fglt
+
+from .conftest import host
+
+# graphlet orbits as (pattern edges, orbit vertex 0), in the FGLT order sigma0..sigma15
+PATTERNS = [
+    (1, []), (2, [(0, 1)]), (3, [(0, 1), (1, 2)]), (3, [(0, 1), (0, 2)]),
+    (3, [(0, 1), (0, 2), (1, 2)]),
+    (4, [(0, 1), (1, 2), (2, 3)]),                      # 3-path, end
+    (4, [(0, 1), (0, 2), (2, 3)]),                      # 3-path, interior
+    (4, [(1, 0), (1, 2), (1, 3)]),                      # claw, leaf
+    (4, [(0, 1), (0, 2), (0, 3)]),                      # claw, root
+    (4, [(0, 1), (1, 2), (1, 3), (2, 3)]),              # paw, handle tip
+    (4, [(0, 1), (0, 2), (1, 2), (1, 3)]),              # paw, base
+    (4, [(0, 1), (0, 2), (1, 2), (0, 3)]),              # paw, center
+    (4, [(0, 1), (1, 2), (2, 3), (3, 0)]),              # 4-cycle
+    (4, [(0, 1), (1, 2), (2, 3), (3, 0), (1, 3)]),      # diamond, off the chord
+    (4, [(0, 1), (1, 2), (2, 3), (3, 0), (0, 2)]),      # diamond, on the chord
+    (4, [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)]),
+]
+
+
+def brute_force(D, induced):
+    """Per-vertex counts by summing over every injective map of the pattern's
+    vertices into the graph (pattern vertex 0 -> the vertex), divided by the
+    automorphisms fixing vertex 0.  induced: pattern non-edges must be non-edges."""
+    n = D.shape[0]
+    D = D.astype(np.int64)
+    out = np.zeros((n, len(PATTERNS)), dtype=np.int64)
+    for k, (p, edges) in enumerate(PATTERNS):
+        E = {tuple(sorted(e)) for e in edges}
+        aut = sum(all(tuple(sorted((perm[a], perm[b]))) in E for a, b in E)
+                  for perm in ([0] + list(q) for q in itertools.permutations(range(1, p))))
+        X = np.ones((n,) * p, dtype=np.int64)
+        for a, b in itertools.combinations(range(p), 2):
+            shape = [1] * p
+            shape[a] = shape[b] = n
+            f = D if (a, b) in E else (1 - D if induced else (1 - np.eye(n, dtype=np.int64)))
+            X = X * f.reshape(shape)
+            if (a, b) not in E:   # distinct vertices
+                X = X * (1 - np.eye(n, dtype=np.int64)).reshape(shape)
+        out[:, k] = X.reshape(n, -1).sum(axis=1) // aut
+    return out
+
+
+def to_gb(S, device, dtype=None):
+    return gb.Matrix.from_scipy(sp.csr_matrix(S), dtype=dtype, device=device)
+
+
+def test_gold_s6(device, data_dir):
+    S = sio.mmread(data_dir / "s6.mtx").tocsr()
+    gold = np.loadtxt(data_dir / "s6_freq_net_gold.csv", delimiter=",", skiprows=1,
+                      dtype=np.int64)
+    F = fglt(to_gb(S, device))
+    assert F.shape == (6, 16) and F.dtype == np.int64 and F.nvals == 96
+    assert np.array_equal(host(F.to_dense()), gold[:, 1:])
+    F5 = fglt(to_gb(S, device), orbits=5)
+    assert np.array_equal(host(F5.to_dense()), gold[:, 1:6])
+
+
+@pytest.mark.parametrize("n,p,seed", [(9, 0.5, 1), (12, 0.35, 2), (14, 0.6, 3), (11, 0.9, 4)])
+def test_random_vs_enumeration(device, n, p, seed):
+    G = nx.gnp_random_graph(n, p, seed=seed)
+    G.add_nodes_from(range(n))
+    S = nx.to_scipy_sparse_array(G, nodelist=range(n), format="csr")
+    D = S.toarray()
+    A = to_gb(S, device)
+    assert np.array_equal(host(fglt(A, net=False).to_dense()), brute_force(D, induced=False))
+    assert np.array_equal(host(fglt(A).to_dense()), brute_force(D, induced=True))
+    assert np.array_equal(host(fglt(A, orbits=5, net=False).to_dense()),
+                          brute_force(D, induced=False)[:, :5])
+
+
+def test_karate(device, data_dir):
+    S = sio.mmread(data_dir / "karate.mtx").tocsr()
+    G = nx.from_scipy_sparse_array(S)
+    A = to_gb(S, device, dtype="float64")      # values are ignored
+    raw = host(fglt(A, net=False).to_dense())
+    tri = nx.triangles(G)
+    assert [int(raw[i, 4]) for i in range(34)] == [tri[i] for i in range(34)]
+    assert raw[:, 4].sum() == 3 * 45
+    assert np.array_equal(raw, brute_force(S.toarray(), induced=False))
+    net = host(fglt(A).to_dense())
+    assert (net >= 0).all()
+    assert np.array_equal(net, brute_force(S.toarray(), induced=True))
+
+
+def test_weights_ignored_and_isolated_vertices(device):
+    rows = [0, 1, 1, 2, 0, 2]
+    cols = [1, 0, 2, 1, 2, 0]
+    A = gb.Matrix.from_coo(rows, cols, [2.5, 2.5, -1.0, -1.0, 7.0, 7.0], 5, 5, device=device)
+    B = gb.Matrix.from_coo(rows, cols, True, 5, 5, device=device)
+    F = host(fglt(A).to_dense())
+    assert np.array_equal(F, host(fglt(B).to_dense()))
+    assert F[:, 4].tolist() == [1, 1, 1, 0, 0]
+    assert F[3].tolist() == [1] + [0] * 15            # isolated vertex: only sigma0
+    E = gb.Matrix("bool", 4, 4, device=device)
+    assert host(fglt(E).to_dense()).tolist() == [[1] + [0] * 15] * 4
+
+
+def test_errors(device):
+    loop = gb.Matrix.from_coo([0, 1, 1], [1, 0, 1], True, 3, 3, device=device)
+    with pytest.raises(gb.InvalidValue, match="self-loop"):
+        fglt(loop)
+    directed = gb.Matrix.from_coo([0, 1], [1, 2], True, 3, 3, device=device)
+    with pytest.raises(gb.InvalidValue, match="not symmetric"):
+        fglt(directed)
+    with pytest.raises(gb.InvalidValue, match="square"):
+        fglt(gb.Matrix("bool", 3, 4, device=device))
+    with pytest.raises(gb.InvalidValue, match="orbits"):
+        fglt(gb.Matrix("bool", 3, 3, device=device), orbits=4)
+
+
+def test_column_and_row_assign(device):
+    """GrB_Col_assign / GrB_Row_assign (added for fglt's output): C(:, j) = v, C(i, :) = v."""
+    C = gb.Matrix.from_dense(np.arange(12).reshape(4, 3), device=device)
+    ref = np.arange(12).reshape(4, 3)
+    v = gb.Vector.from_coo([0, 2], [50, 70], size=4, device=device)
+    C.assign(v, cols=1, accum=gb.binary.plus)
+    ref[[0, 2], 1] += [50, 70]
+    assert np.array_equal(host(C.to_dense()), ref)
+    C.assign(v, cols=2)                      # no accum: entries v lacks are deleted
+    assert C.nvals == 10 and host(C.to_dense())[:, 2].tolist() == [50, 0, 70, 0]
+    C.assign(gb.Vector.from_coo([1], [9], size=3, device=device), rows=3)
+    assert host(C.to_dense())[3].tolist() == [0, 9, 0]
+    with pytest.raises(gb.DimensionMismatch):
+        C.assign(v, rows=0)
+    with pytest.raises(gb.InvalidValue):
+        C.assign(v, rows=[0, 1, 2, 3], cols=[0, 1])
