@@ -1,0 +1,96 @@
+"""Shared file helpers for the readers and writers (host side only).
+
+Sources and targets may be a path (``str`` or ``os.PathLike``; a name ending in
+``.gz``, ``.bz2`` or ``.xz`` is (de)compressed transparently) or an open file
+object in text or binary mode.
+"""
+import bz2
+import gzip
+import lzma
+import os
+import warnings
+from contextlib import contextmanager
+
+import numpy as np
+
+from ..errors import InvalidValue
+
+_OPENERS = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}
+CHUNK = 1 << 20   # entries formatted per write
+
+
+def _opener(name):
+    return _OPENERS.get(os.path.splitext(name)[1].lower(), open)
+
+
+def read_text(source, what):
+    """(text, name): the whole content as ``str`` with ``\\r\\n``/``\\r``
+    turned into ``\\n``, and a name for error messages."""
+    if isinstance(source, (str, os.PathLike)):
+        name = os.fsdecode(source)
+        with _opener(name)(name, "rb") as f:
+            data = f.read()
+    elif hasattr(source, "read"):
+        name = str(getattr(source, "name", "<stream>"))
+        data = source.read()
+    else:
+        raise InvalidValue(f"{what}: expected a path or an open file, got {type(source).__name__}")
+    if isinstance(data, (bytes, bytearray, memoryview)):
+        data = bytes(data).decode("latin-1")   # ASCII formats; never fails
+    if "\r" in data:
+        data = data.replace("\r\n", "\n").replace("\r", "\n")
+    return data, name
+
+
+@contextmanager
+def text_writer(target, what):
+    """Yield a ``write(str)`` function for a path or an open (text/binary) file."""
+    if isinstance(target, (str, os.PathLike)):
+        name = os.fsdecode(target)
+        with _opener(name)(name, "wt", encoding="ascii", newline="\n") as f:
+            yield f.write
+        return
+    if not hasattr(target, "write"):
+        raise InvalidValue(f"{what}: expected a path or an open file, got {type(target).__name__}")
+    try:
+        target.write("")
+        yield target.write
+    except TypeError:   # a binary file
+        yield lambda s: target.write(s.encode("ascii"))
+
+
+def iter_lines(text, start_pos=0):
+    """Yield (offset, line) over ``text`` from ``start_pos`` (error paths only)."""
+    n = len(text)
+    pos = start_pos
+    k = 0
+    while pos < n:
+        end = text.find("\n", pos)
+        if end < 0:
+            end = n
+        yield k, text[pos:end]
+        k += 1
+        pos = end + 1
+
+
+def loadtxt(body, dtype, comments, delimiter=None, max_rows=None, usecols=None):
+    """``np.loadtxt`` on a string with warnings turned into errors (a caller
+    falls back to a line-by-line scan to name the bad line)."""
+    import io
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        warnings.filterwarnings("ignore", message=".*contained no data.*")
+        kw = {} if max_rows is None else {"max_rows": max_rows}
+        return np.loadtxt(io.StringIO(body), dtype=dtype, comments=comments,
+                          delimiter=delimiter, ndmin=1, usecols=usecols, **kw)
+
+
+def format_lines(write, columns, fmt):
+    """Write ``fmt.format(*row)`` lines for the rows of ``columns`` (NumPy
+    arrays of equal length), a chunk at a time: the conversion to text runs in
+    CPython's ``str.format``/``map`` (C code), not in a Python loop per entry."""
+    n = columns[0].shape[0] if columns else 0
+    for lo in range(0, n, CHUNK):
+        parts = [c[lo:lo + CHUNK].tolist() for c in columns]
+        write("\n".join(map(fmt.format, *parts)))
+        write("\n")
