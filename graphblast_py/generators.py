@@ -39,11 +39,17 @@ def _result(rows, cols, n, m, dtype, device, symmetric):
     cols = cols.astype(np.int64, copy=False)
     if symmetric:
         rows, cols = np.concatenate([rows, cols]), np.concatenate([cols, rows])
-    keys = rows * np.int64(max(m, 1)) + cols
+    m1 = max(m, 1)
+    pow2 = m1 & (m1 - 1) == 0
+    sh = np.int64(m1.bit_length() - 1)
+    keys = (rows << sh) | cols if pow2 else rows * np.int64(m1) + cols
     keys.sort()
     if keys.shape[0] > 1:
         keys = keys[np.concatenate([[True], keys[1:] != keys[:-1]])]
-    rows, cols = np.divmod(keys, np.int64(max(m, 1)))
+    if pow2:
+        rows, cols = keys >> sh, keys & np.int64(m1 - 1)
+    else:
+        rows, cols = np.divmod(keys, np.int64(m1))
     return Matrix.from_coo(rows, cols, dt.type(True), n, m, dtype=dt, device=device)
 
 
@@ -74,13 +80,16 @@ def kronecker(scale, edge_factor=16, *, seed=0, a=0.57, b=0.19, c=0.19, dtype=bo
     it = np.int32 if scale < 31 else np.int64
     ii = np.zeros(nedges, dtype=it)
     jj = np.zeros(nedges, dtype=it)
-    ab, abc = probs[0] + probs[1], sum(probs)
+    ta, tab, tabc = (np.float32(t) for t in (probs[0], probs[0] + probs[1], sum(probs)))
+    u = np.empty(nedges, dtype=np.float32)
     for bit in range(scale):   # one vectorised draw per bit of the labels
-        u = rng.random(nedges)
-        ibit = u >= ab                        # quadrants c, d: row bit set
-        jbit = ((u >= probs[0]) & (u < ab)) | (u >= abc)   # quadrants b, d: column bit set
-        ii |= ibit.astype(it) << it(bit)
-        jj |= jbit.astype(it) << it(bit)
+        rng.random(out=u, dtype=np.float32)
+        ibit = u >= tab                                # quadrants c, d: row bit set
+        jbit = (u >= ta) != ibit                       # quadrant b ...
+        jbit ^= u >= tabc                              # ... or d: column bit set
+        ii |= ibit.view(np.uint8).astype(it) << it(bit)
+        jj |= jbit.view(np.uint8).astype(it) << it(bit)
+    del u
     if permute:
         perm = rng.permutation(n).astype(it)
         ii, jj = perm[ii], perm[jj]
