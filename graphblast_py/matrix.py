@@ -130,8 +130,9 @@ class Matrix:
         if self._form == "dense":
             return self
         self._be.check_alloc(self.nrows * self.ncols * (self.dtype.itemsize + 1), "dense form")
+        full = self.nvals == self.nrows * self.ncols
         vals, pres = self._dense_arrays()
-        self._set_dense(vals, pres)
+        self._set_dense(vals, None if full else pres)
         return self
 
     def _dense_arrays(self):

@@ -9,6 +9,23 @@ import pytest
 from graphblast_py import backend
 
 HAS_GPU = backend.gpu_available()
+
+# Hypothesis profiles: "ci" (default) is derandomized (the same examples every
+# run, no deadline: the first call of a numba kernel compiles it); "dev" explores
+# many more random examples: HYPOTHESIS_PROFILE=dev pytest tests/test_semantics.py
+try:
+    from hypothesis import HealthCheck, settings as _hsettings
+    _hsettings.register_profile(
+        "ci", max_examples=50, deadline=None, derandomize=True, print_blob=True,
+        suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow,
+                               HealthCheck.data_too_large])
+    _hsettings.register_profile(
+        "dev", max_examples=1000, deadline=None, print_blob=True,
+        suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow,
+                               HealthCheck.data_too_large])
+    _hsettings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+except ImportError:  # pragma: no cover - hypothesis is a test dependency
+    pass
 DATA = Path(os.environ.get("GRAPHBLAST_TEST_DATA",
                            Path(__file__).resolve().parent.parent.parent / "shared" / "data"))
 

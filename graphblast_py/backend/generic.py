@@ -86,15 +86,25 @@ class ArrayBackend:
         if op.name == "pair":
             n = _len(x, y)
             return xp.ones(n, dtype=out_dtype) if n is not None else out_dtype.type(1)
-        if op.name in ("first", "any"):
-            return self.cast(xp.asarray(x), out_dtype)
-        if op.name == "second":
-            return self.cast(xp.asarray(y), out_dtype)
+        if op.name in ("first", "any", "second"):
+            r = self.cast(xp.asarray(y if op.name == "second" else x), out_dtype)
+            return self._fit(r, x, y)
         if op.result == "arith":
             if _dt(x) == dtypes.BOOL and _dt(y) == dtypes.BOOL:
                 x = xp.asarray(x).astype(np.int64)
                 y = xp.asarray(y).astype(np.int64)
         return self.cast(xp.asarray(op.vec(xp, x, y)), out_dtype)
+
+    def _fit(self, r, x, y):
+        """Broadcast ``r`` (computed from one operand) to the shape of both:
+        ``first(s, array)`` with a bound scalar s is an array like the other."""
+        shapes = [a.shape for a in (x, y) if a is not None and getattr(a, "ndim", 0) > 0]
+        if not shapes:
+            return r
+        shape = shapes[0] if len(shapes) == 1 else np.broadcast_shapes(*shapes)
+        if r.shape == shape:
+            return r
+        return self.xp.ascontiguousarray(self.xp.broadcast_to(r, shape))
 
     def mult(self, op, x, y, r, c, col, out_dtype):
         """Semiring product for a batch of terms ``x(r, c) (*) y(c, col)``:

@@ -39,11 +39,11 @@ def mxm(A, B, semiring, *, mask=None, accum=None, replace=False, out=None, metho
     mult = semiring.mult
     if method == "auto":
         method = _choose(A, B, mask)
-    if method == "spmm" and not (B.form == "dense" and B._dpres is None):
-        if method == "spmm":
-            B.to_dense_form()
-            if B._dpres is not None:
-                raise InvalidValue("mxm(method='spmm') needs B with every entry present")
+    if method == "spmm":
+        if B.nvals != B.nrows * B.ncols:
+            raise InvalidValue(f"mxm(method='spmm') needs B with every entry present; B has "
+                               f"{B.nvals} of {B.nrows * B.ncols}")
+        B.to_dense_form()
     if method == "dot" and (mask is None or mask.complement):
         raise InvalidValue("mxm(method='dot') needs a mask that is not complemented")
     stats.record("mxm", method)

@@ -93,7 +93,13 @@ def _as_keys(out, T):
         idx = be.xp.flatnonzero(pres)
         return idx, vals[idx]
     from ..matrix import Matrix
-    tmp = Matrix(out.dtype, out.nrows, out.ncols, device=out.device)
+    # keep T's own type: the accum operator must see T's values before any
+    # cast to out.dtype (e.g. min(False, -1) is -1, which casts to True)
+    if kind == "csr":
+        dt = T[3].dtype if T[3] is not None else np.asarray(T[4]).dtype
+    else:
+        dt = T[1].dtype
+    tmp = Matrix(dt, out.nrows, out.ncols, device=out.device)
     tmp._assign_result(T)
     return tmp._keys_vals()
 

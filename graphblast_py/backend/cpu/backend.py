@@ -18,6 +18,8 @@ _REDUCEAT = {"plus": np.add, "times": np.multiply, "lor": np.logical_or,
 _LOGICAL = ("land", "lor", "lxor")
 # mult opcodes the loop kernels understand (eq/ne compare in the input type)
 _KERNEL_MULT = frozenset(range(17))
+# multiplies whose bool-cast result equals their result computed on bool-cast operands
+_BOOL_SAFE_MULT = frozenset(("first", "second", "pair", "any", "land", "lor", "lxor"))
 # below this much work a kernel runs serially: the thread pool's fork/join
 # costs more than it saves on small inputs
 PARALLEL_WORK = 1 << 16
@@ -138,7 +140,12 @@ class CPUBackend(ArrayBackend):
         return np.repeat(np.arange(counts.shape[0], dtype=np.int64), counts)
 
     # ------------------------------------------------------------ kernels
-    def _kernel_ok(self, semiring):
+    def _kernel_ok(self, semiring, out_dtype):
+        # The kernels compute each product in the output type.  That is exact
+        # unless the output is bool (a logical monoid) and the multiply is not
+        # bool-valued: lor_minus needs 2 - 1 = 1 -> True, not True - True.
+        if out_dtype == dtypes.BOOL and semiring.mult.name not in _BOOL_SAFE_MULT:
+            return False
         return (not semiring.is_user and semiring.mult.opcode in _KERNEL_MULT
                 and semiring.monoid.opcode >= 0)
 
@@ -157,7 +164,7 @@ class CPUBackend(ArrayBackend):
         return (t, True) if t is not None else (out_dtype.type(0), False)
 
     def spmv_pull(self, R, x, semiring, rows, swap, out_dtype):
-        if not self._kernel_ok(semiring):
+        if not self._kernel_ok(semiring, out_dtype):
             return super().spmv_pull(R, x, semiring, rows, swap, out_dtype)
         indptr, indices, rvals = R
         nrows = indptr.shape[0] - 1
@@ -181,7 +188,7 @@ class CPUBackend(ArrayBackend):
         return outv, outp
 
     def spmspv_push(self, P, x, semiring, allowed, swap, out_dtype, n_out):
-        if not self._kernel_ok(semiring):
+        if not self._kernel_ok(semiring, out_dtype):
             return super().spmspv_push(P, x, semiring, allowed, swap, out_dtype, n_out)
         indptr, indices, pvals = P
         xidx, xvals = x
@@ -200,7 +207,7 @@ class CPUBackend(ArrayBackend):
         return idx, outv[idx]
 
     def spgemm_dot(self, A, BT, semiring, mask_keys, out_dtype, shape, inner):
-        if not self._kernel_ok(semiring):
+        if not self._kernel_ok(semiring, out_dtype):
             return super().spgemm_dot(A, BT, semiring, mask_keys, out_dtype, shape, inner)
         ai, aj, av = A
         bi, bj, bv = BT

@@ -1,0 +1,401 @@
+"""Every operation held against the dense reference model (tests/reference.py)
+with Hypothesis: random small shapes and dtypes, both storage forms of each
+operand (vector sparse/dense, matrix sparse/iso/dense), transposed inputs,
+every mask kind (none, S, V, ~S, ~V), accum (None, plus, min, second),
+replace, and an output that is new, a fresh object, or aliases an input.
+
+Run more random examples with ``HYPOTHESIS_PROFILE=dev`` (see conftest.py).
+"""
+import numpy as np
+import pytest
+from hypothesis import given, note
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+import graphblast_py as gb
+
+from . import reference as R
+
+DTYPES = [np.dtype(bool), np.dtype(np.int32), np.dtype(np.int64), np.dtype(np.float64)]
+MONOIDS = ["plus", "times", "min", "max", "lor", "land", "lxor", "eq", "any"]
+MULTS = ["times", "plus", "minus", "rminus", "min", "max", "first", "second", "pair",
+         "land", "lor", "lxor", "eq", "ne", "lt", "ge", "firsti", "firstj", "secondi",
+         "secondj", "any"]
+EWISE_OPS = ["plus", "minus", "rminus", "times", "min", "max", "first", "second", "pair",
+             "eq", "ne", "lt", "le", "gt", "ge", "land", "lor", "lxor", "lxnor",
+             "firsti", "firstj", "secondi", "secondj"]
+REDUCE_MONOIDS = ["plus", "times", "min", "max", "lor", "land", "lxor", "eq", "any"]
+ACCUMS = [None, "plus", "min", "second"]
+MASK_KINDS = [None, "S", "V", "~S", "~V"]
+SELECT_OPS = [k for k, (t, _) in R.INDEXUNARY.items() if t == R.BOOL]
+APPLY_INDEX_OPS = list(R.INDEXUNARY)
+
+dims = st.integers(0, 6)
+small_dims = st.integers(0, 3)
+small_ints = st.integers(-2, 4)
+
+
+# ---------------------------------------------------------------- strategies
+@st.composite
+def refs(draw, shape, dtype=None):
+    """A random Ref: random, full or empty structure, small integer values."""
+    dt = draw(st.sampled_from(DTYPES)) if dtype is None else np.dtype(dtype)
+    fill = draw(st.sampled_from(["random", "random", "random", "full", "empty"]))
+    if fill == "random":
+        present = draw(hnp.arrays(bool, shape))
+    else:
+        present = np.full(shape, fill == "full")
+    if dt == bool:
+        vals = draw(hnp.arrays(bool, shape))
+    else:
+        vals = draw(hnp.arrays(np.int8, shape, elements=small_ints)).astype(dt)
+    vals[~present] = 0
+    return R.Ref(vals, present)
+
+
+@st.composite
+def operands(draw, shape, device, dtype=None, transpose=True):
+    """(Ref, library object): a vector in sparse or dense form, or a matrix
+    sparse / iso / dense, possibly built as the transpose ``X.T`` of another."""
+    if len(shape) == 1:
+        r = draw(refs(shape, dtype))
+        form = draw(st.sampled_from(R.VECTOR_FORMS))
+        note(f"vector {r} form={form}")
+        return r, R.to_lib(r, form, device)
+    tr = transpose and draw(st.booleans())
+    base = draw(refs(shape[::-1] if tr else shape, dtype))
+    form = draw(st.sampled_from(R.MATRIX_FORMS))
+    if form == "iso":
+        base = R.make_iso(base)
+    x = R.to_lib(base, form, device)
+    note(f"matrix {base}{'.T' if tr else ''} form={form}")
+    if tr:
+        return base.T, x.T
+    return base, x
+
+
+class Spec:
+    """Output arguments of one call and their reference counterparts."""
+
+    def __init__(self, out_ref, out, mask, mask_arr, accum, replace):
+        self.out_ref, self.out, self.mask, self.mask_arr = out_ref, out, mask, mask_arr
+        self.accum, self.replace = accum, replace
+
+    @property
+    def kw(self):
+        return dict(out=self.out, mask=self.mask, accum=self.accum, replace=self.replace)
+
+
+@st.composite
+def outputs(draw, shape, device, inputs=(), accums=ACCUMS, masks=True):
+    """out: None, a new random object, or an input of the same shape (aliasing);
+    mask: none or S/V/~S/~V of a new object, of out itself, or of an input."""
+    same = [(r, o) for r, o in inputs if r.shape == shape]
+    kind = draw(st.sampled_from(["none", "new", "alias"] if same else ["none", "new"]))
+    if kind == "none":
+        out_ref, out = None, None
+    elif kind == "new":
+        out_ref, out = draw(operands(shape, device))
+    else:
+        out_ref, out = draw(st.sampled_from(same))
+    mk = draw(st.sampled_from(MASK_KINDS)) if masks else None
+    mask = mask_arr = None
+    if mk is not None:
+        srcs = ["new"] + (["out"] if out is not None else []) + (["input"] if same else [])
+        src = draw(st.sampled_from(srcs))
+        if src == "new":
+            mr, mo = draw(operands(shape, device))
+        elif src == "out":
+            mr, mo = out_ref, out
+        else:
+            mr, mo = draw(st.sampled_from(same))
+        mask = mo.S if "S" in mk else mo.V
+        if mk.startswith("~"):
+            mask = ~mask
+        mask_arr = R.mask_array(mr, "S" in mk, mk.startswith("~"))
+        note(f"mask {mk} from {src}: {mr}")
+    accum = draw(st.sampled_from(accums))
+    replace = draw(st.booleans())
+    note(f"out={kind} {out_ref} accum={accum} replace={replace}")
+    return Spec(out_ref, out, mask, mask_arr, accum, replace)
+
+
+def check(spec, result, T, inputs=(), structure_only=False):
+    """The library's result equals the reference output rule applied to T;
+    inputs that are not the output are unchanged."""
+    expected = R.write(spec.out_ref, T, spec.mask_arr, spec.accum, spec.replace)
+    if spec.out is not None:
+        assert result is spec.out, "the operation must return out"
+    got = R.from_lib(result)
+    if structure_only:
+        expected = R.Ref(np.zeros_like(expected.vals), expected.present)
+        got = R.Ref(np.zeros_like(got.vals), got.present)
+    msg = R.equal(got, expected)
+    assert not msg, f"{msg}\n got      {got}\n expected {expected}\n T        {T}"
+    for r, o in inputs:
+        if o is not spec.out:
+            assert not R.equal(R.from_lib(o), r), "an input was modified"
+
+
+# ---------------------------------------------------------------- mxv / vxm / mxm
+@given(data=st.data())
+def test_mxv_vxm(device, data):
+    d = data.draw
+    m, n = d(dims), d(dims)
+    which = d(st.sampled_from(["mxv", "vxm"]))
+    A_r, A = d(operands((m, n), device))
+    u_r, u = d(operands((n,) if which == "mxv" else (m,), device))
+    add, mult = d(st.sampled_from(MONOIDS)), d(st.sampled_from(MULTS))
+    direction = d(st.sampled_from(["auto", "push", "pull"]))
+    pull_input = u.dup() if d(st.booleans()) else None
+    out_shape = (m,) if which == "mxv" else (n,)
+    spec = d(outputs(out_shape, device, [(u_r, u)]))
+    sr = gb.semiring[f"{add}_{mult}"]
+    note(f"{which} {sr} direction={direction}")
+    if which == "mxv":
+        T = R.mxv(A_r, u_r, add, mult)
+        res = A.mxv(u, sr, direction=direction, pull_input=pull_input, **spec.kw)
+    else:
+        T = R.vxm(u_r, A_r, add, mult)
+        res = u.vxm(A, sr, direction=direction, pull_input=pull_input, **spec.kw)
+    if direction != "auto":
+        assert gb.stats.last(which) == direction
+    check(spec, res, T, [(A_r, A), (u_r, u)], structure_only=(add == "any" or mult == "any"))
+
+
+@given(data=st.data())
+def test_mxm(device, data):
+    d = data.draw
+    m, k, n = d(dims), d(dims), d(dims)
+    A_r, A = d(operands((m, k), device))
+    B_r, B = d(operands((k, n), device))
+    add, mult = d(st.sampled_from(MONOIDS)), d(st.sampled_from(MULTS))
+    alias = [(A_r, A), (B_r, B)]
+    spec = d(outputs((m, n), device, alias))
+    methods = ["auto", "saxpy"]
+    if spec.mask is not None and not spec.mask.complement:
+        methods.append("dot")
+    if B_r.nvals == B_r.vals.size:
+        methods.append("spmm")
+    method = d(st.sampled_from(methods))
+    sr = gb.semiring[f"{add}_{mult}"]
+    note(f"mxm {sr} method={method}")
+    T = R.mxm(A_r, B_r, add, mult)
+    res = A.mxm(B, sr, method=method, **spec.kw)
+    check(spec, res, T, alias, structure_only=(add == "any" or mult == "any"))
+
+
+# ---------------------------------------------------------------- element-wise
+@given(data=st.data())
+def test_ewise(device, data):
+    d = data.draw
+    shape = d(st.sampled_from([(d(dims),), (d(dims), d(dims))]))
+    a_r, a = d(operands(shape, device))
+    b_r, b = d(operands(shape, device))
+    op = d(st.sampled_from(EWISE_OPS))
+    which = d(st.sampled_from(["add", "mult", "union"]))
+    spec = d(outputs(shape, device, [(a_r, a), (b_r, b)]))
+    note(f"ewise_{which} {op}")
+    binop = gb.binary[op]
+    if which == "add":
+        T = R.ewise_add(a_r, b_r, op)
+        res = a.ewise_add(b, binop, **spec.kw)
+    elif which == "mult":
+        T = R.ewise_mult(a_r, b_r, op)
+        res = a.ewise_mult(b, binop, **spec.kw)
+    else:
+        ld, rd = d(small_ints), d(small_ints)
+        T = R.ewise_union(a_r, b_r, op, ld, rd)
+        res = a.ewise_union(b, binop, ld, rd, **spec.kw)
+    check(spec, res, T, [(a_r, a), (b_r, b)])
+
+
+# ---------------------------------------------------------------- apply / select
+bound_scalars = st.one_of(st.booleans(), small_ints, small_ints.map(float))
+
+
+@given(data=st.data())
+def test_apply(device, data):
+    d = data.draw
+    shape = d(st.sampled_from([(d(dims),), (d(dims), d(dims))]))
+    x_r, x = d(operands(shape, device))
+    kind = d(st.sampled_from(["unary", "binary_left", "binary_right", "indexunary"]))
+    if kind == "unary":
+        name = d(st.sampled_from(sorted(R.UNARY)))
+        T = R.apply_unary(x_r, name)
+        call = lambda **kw: x.apply(gb.unary[name], **kw)  # noqa: E731
+    elif kind.startswith("binary"):
+        name = d(st.sampled_from(EWISE_OPS))
+        s = d(bound_scalars)
+        if kind == "binary_left":
+            T = R.apply_binary(x_r, name, left=s)
+            call = lambda **kw: x.apply(gb.binary[name], left=s, **kw)  # noqa: E731
+        else:
+            T = R.apply_binary(x_r, name, right=s)
+            call = lambda **kw: x.apply(gb.binary[name], right=s, **kw)  # noqa: E731
+    else:
+        name = d(st.sampled_from(APPLY_INDEX_OPS))
+        s = d(st.integers(-2, 3))
+        T = R.apply_indexunary(x_r, name, s)
+        call = lambda **kw: x.apply(gb.indexunary[name], thunk=s, **kw)  # noqa: E731
+    note(f"apply {kind} {name}")
+    spec = d(outputs(shape, device, [(x_r, x)]))
+    check(spec, call(**spec.kw), T, [(x_r, x)])
+
+
+@given(data=st.data())
+def test_select(device, data):
+    d = data.draw
+    shape = d(st.sampled_from([(d(dims),), (d(dims), d(dims))]))
+    x_r, x = d(operands(shape, device))
+    name = d(st.sampled_from(SELECT_OPS))
+    thunk = d(st.one_of(st.integers(-2, 3), st.integers(-2, 3).map(float)))
+    spec = d(outputs(shape, device, [(x_r, x)]))
+    T = R.select(x_r, name, thunk)
+    note(f"select {name} {thunk}")
+    check(spec, x.select(gb.indexunary[name], thunk, **spec.kw), T, [(x_r, x)])
+
+
+# ---------------------------------------------------------------- reduce
+@given(data=st.data())
+def test_reduce_lines(device, data):
+    d = data.draw
+    m, n = d(dims), d(dims)
+    A_r, A = d(operands((m, n), device))
+    add = d(st.sampled_from(REDUCE_MONOIDS))
+    rows = d(st.booleans())
+    spec = d(outputs((m,) if rows else (n,), device))
+    note(f"reduce {'rowwise' if rows else 'columnwise'} {add}")
+    if rows:
+        T = R.reduce_rowwise(A_r, add)
+        res = A.reduce_rowwise(gb.monoid[add], **spec.kw)
+    else:
+        T = R.reduce_columnwise(A_r, add)
+        res = A.reduce_columnwise(gb.monoid[add], **spec.kw)
+    check(spec, res, T, [(A_r, A)], structure_only=(add == "any"))
+
+
+@given(data=st.data())
+def test_reduce_scalar(device, data):
+    d = data.draw
+    shape = d(st.sampled_from([(d(dims),), (d(dims), d(dims))]))
+    x_r, x = d(operands(shape, device))
+    add = d(st.sampled_from(REDUCE_MONOIDS))
+    want = R.reduce_scalar(x_r, add)
+    got = x.reduce(gb.monoid[add]) if len(shape) == 1 else x.reduce_scalar(gb.monoid[add])
+    note(f"reduce {add}: got {got!r} want {want!r}")
+    assert not isinstance(got, np.generic) and np.ndim(got) == 0, "a Python scalar"
+    if add == "any":
+        cands = {R.cast(v, want.dtype).item() for v in x_r.vals[x_r.present]}
+        assert got in cands if cands else got == want.item()
+    elif want.dtype.kind == "f":
+        assert got == pytest.approx(want.item(), rel=1e-12)
+    else:
+        assert got == want.item() and type(got) is type(want.item())
+
+
+# ---------------------------------------------------------------- assign / extract
+@st.composite
+def index_lists(draw, n, unique):
+    """None (all), a slice, or a list (unique for assign; repeats for extract)."""
+    kind = draw(st.sampled_from(["all", "slice", "list", "list"]))
+    if kind == "all":
+        return None, None
+    if kind == "slice":
+        start = draw(st.integers(0, n))
+        stop = draw(st.integers(start, n))
+        step = draw(st.integers(1, 3))
+        return slice(start, stop, step), list(range(start, stop, step))
+    if unique:
+        lst = draw(st.lists(st.integers(0, n - 1), unique=True, max_size=n)) if n else []
+    else:
+        lst = draw(st.lists(st.integers(0, n - 1), max_size=n + 2)) if n else []
+    arg = draw(st.sampled_from(["list", "array"]))
+    return (lst if arg == "list" else np.asarray(lst, dtype=np.int64)), lst
+
+
+@given(data=st.data())
+def test_assign(device, data):
+    d = data.draw
+    shape = d(st.sampled_from([(d(dims),), (d(dims), d(dims))]))
+    C_r, C = d(operands(shape, device))
+    idx = [d(index_lists(n, True)) for n in shape]
+    region = tuple(n if lst is None else len(lst) for n, (_, lst) in zip(shape, idx))
+    if d(st.booleans()):
+        value = d(bound_scalars)
+        value_r = value
+        inputs = []
+    else:
+        value_r, value = d(operands(region, device))
+        inputs = [(value_r, value)]
+    spec = d(outputs(shape, device, [(C_r, C)]))
+    # assign writes into C itself: out is always C (the spec's mask/accum/replace are used)
+    note(f"assign {value_r} into {C_r} at {[lst for _, lst in idx]}")
+    expected = R.assign(C_r, value_r, tuple(lst for _, lst in idx), spec.mask_arr, spec.accum,
+                        spec.replace)
+    args = [a for a, _ in idx]
+    if len(shape) == 1:
+        res = C.assign(value, args[0], mask=spec.mask, accum=spec.accum, replace=spec.replace)
+    else:
+        res = C.assign(value, args[0], args[1], mask=spec.mask, accum=spec.accum,
+                       replace=spec.replace)
+    assert res is C
+    got = R.from_lib(C)
+    msg = R.equal(got, expected)
+    assert not msg, f"{msg}\n got      {got}\n expected {expected}"
+    for r, o in inputs:
+        if o is not C:
+            assert not R.equal(R.from_lib(o), r), "the value was modified"
+
+
+@given(data=st.data())
+def test_extract(device, data):
+    d = data.draw
+    shape = d(st.sampled_from([(d(dims),), (d(dims), d(dims))]))
+    x_r, x = d(operands(shape, device))
+    if len(shape) == 2 and min(shape) > 0 and d(st.booleans()):
+        # a row or a column as a Vector
+        axis = d(st.integers(0, 1))
+        line = d(st.integers(0, shape[axis] - 1))
+        other_arg, other = d(index_lists(shape[1 - axis], False))
+        if axis == 0:
+            T = R.extract(x_r, ([line], other))
+            T = R.Ref(T.vals[0], T.present[0])
+            spec = d(outputs(T.shape, device))
+            res = x.extract(line, other_arg, **spec.kw)
+        else:
+            T = R.extract(x_r, (other, [line]))
+            T = R.Ref(T.vals[:, 0], T.present[:, 0])
+            spec = d(outputs(T.shape, device))
+            res = x.extract(other_arg, line, **spec.kw)
+        check(spec, res, T, [(x_r, x)])
+        return
+    idx = [d(index_lists(n, False)) for n in shape]
+    T = R.extract(x_r, tuple(lst for _, lst in idx))
+    spec = d(outputs(T.shape, device, [(x_r, x)]))
+    note(f"extract {[lst for _, lst in idx]}")
+    res = x.extract(*[a for a, _ in idx], **spec.kw)
+    check(spec, res, T, [(x_r, x)])
+
+
+# ---------------------------------------------------------------- transpose / kronecker
+@given(data=st.data())
+def test_transpose(device, data):
+    d = data.draw
+    m, n = d(dims), d(dims)
+    A_r, A = d(operands((m, n), device))
+    spec = d(outputs((n, m), device, [(A_r, A)]))
+    check(spec, A.transpose(**spec.kw), R.transpose(A_r), [(A_r, A)])
+
+
+@given(data=st.data())
+def test_kronecker(device, data):
+    d = data.draw
+    A_r, A = d(operands((d(small_dims), d(small_dims)), device))
+    B_r, B = d(operands((d(small_dims), d(small_dims)), device))
+    op = d(st.sampled_from(EWISE_OPS))
+    shape = (A_r.shape[0] * B_r.shape[0], A_r.shape[1] * B_r.shape[1])
+    spec = d(outputs(shape, device, [(A_r, A), (B_r, B)]))
+    note(f"kronecker {op}")
+    check(spec, A.kronecker(B, gb.binary[op], **spec.kw), R.kronecker(A_r, B_r, op),
+          [(A_r, A), (B_r, B)])
