@@ -11,7 +11,7 @@ from .device import get_device, set_device, using_device
 from .errors import (ConvergenceError, DeviceMismatch, DeviceUnavailable, DimensionMismatch,
                      DomainMismatch, EmptyObject, GraphBLASError, IndexOutOfBound, InvalidIndex,
                      InvalidValue, MatrixMarketError, MissingKernel, NegativeCycle, NoValue,
-                     OutOfMemory)
+                     OutOfMemory, Overflow)
 from .mask import Mask
 from .matrix import Matrix
 from .operators import (BinaryOp, IndexUnaryOp, Monoid, Semiring, UnaryOp, binary, indexunary,
@@ -31,7 +31,7 @@ if not (_Path(__file__).resolve().parent / "algorithms").is_dir() and _src_alg.i
 
 def __getattr__(name):
     import importlib
-    if name in ("algorithms", "io", "generators"):
+    if name in ("algorithms", "io", "generators", "linalg"):
         return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module 'graphblast_py' has no attribute {name!r}")
 
@@ -43,5 +43,5 @@ __all__ = [
     "GraphBLASError", "DimensionMismatch", "DomainMismatch", "InvalidValue", "InvalidIndex",
     "IndexOutOfBound", "DeviceMismatch", "DeviceUnavailable", "OutOfMemory",
     "MatrixMarketError", "NoValue", "MissingKernel", "ConvergenceError", "NegativeCycle",
-    "EmptyObject", "algorithms", "io", "generators",
+    "EmptyObject", "Overflow", "algorithms", "linalg", "io", "generators",
 ]

@@ -11,7 +11,7 @@ __all__ = [
     "GraphBLASError", "DimensionMismatch", "DomainMismatch", "InvalidValue",
     "InvalidIndex", "IndexOutOfBound", "DeviceMismatch", "DeviceUnavailable",
     "OutOfMemory", "MatrixMarketError", "NoValue", "MissingKernel",
-    "ConvergenceError", "NegativeCycle", "EmptyObject",
+    "ConvergenceError", "NegativeCycle", "EmptyObject", "Overflow",
 ]
 
 
@@ -69,6 +69,11 @@ class MissingKernel(GraphBLASError, TypeError):
 
 class ConvergenceError(GraphBLASError, ArithmeticError):
     """An iterative algorithm did not converge within its iteration limit."""
+
+
+class Overflow(GraphBLASError, OverflowError):
+    """A result is too large for its dtype (e.g. e^{tA}x beyond float64: ask for
+    the scaled result, ``return_log_scale=True``)."""
 
 
 class NegativeCycle(GraphBLASError, ValueError):

@@ -227,6 +227,12 @@ class CPUBackend(ArrayBackend):
                semiring.monoid.is_any, outv, outp)
         return mask_keys[outp], outv[outp]
 
+    def bisect_intervals(self, d, e2, k, a, b, pivmin, iters, atol):
+        from .sturm import bisect_intervals
+        out = np.empty(k.shape[0], dtype=np.float64)
+        bisect_intervals(d, e2, k, a, b, pivmin, iters, atol, out)
+        return out
+
     def spmm(self, A, X, semiring, out_dtype):
         ai, aj, av = A
         if (semiring.name == "plus_times" and av is not None and out_dtype.kind == "f"
