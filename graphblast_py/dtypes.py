@@ -13,6 +13,31 @@ Casting (documented in docs/concepts.md):
 * comparison operators return ``bool``; positional ones (``firsti`` ...) ``int64``;
 * a result written into an existing ``out`` is cast to ``out.dtype`` with C
   semantics (NumPy ``casting="unsafe"``: float to int truncates toward zero).
+  With ``accum``, the accumulator sees the result in its own type first
+  (``min(False, -1)`` is ``-1``, stored as ``True``).
+* a semiring's type is its monoid's type over the multiply's result type;
+  every product is cast to it before it is added.
+* a scalar bound in ``apply`` (``left=``/``right=``) or given to ``select``
+  without a dtype is typed like NumPy: Python int -> int64, float -> float64,
+  bool -> bool; ``ewise_union``'s defaults are typed as their operand.
+
+Differences from python-graphblas / SuiteSparse:GraphBLAS (checked by
+tests/test_vs_graphblas.py; everything else there agrees, dtype included):
+
+* arithmetic on two bools (binary plus, minus, times; the plus and times
+  monoids) computes in int64, so ``reduce(plus)`` of a bool matrix counts.
+  SuiteSparse maps them to lor/lxor/land and returns bool, and
+  python-graphblas rejects ``plus_times``/``min_plus``/``max_times`` and
+  ``reduce(plus)`` on bool.  (``plus_pair`` on bool gives int64 in both.)
+* positional operators and semirings (``firsti`` ... ``any_secondi``) always
+  give int64; SuiteSparse gives int32 for int32 inputs.
+* logical operators (lor, land, lxor, lxnor, unary lnot) always give bool;
+  SuiteSparse keeps a numeric input type (1/0 values).
+* ``ewise_union(..., left_default, right_default)`` with Python int defaults
+  on int32 operands stays int32; python-graphblas types the defaults as
+  int64 and returns int64.
+* ``any`` (monoid or binary) returns one of the candidate values; which one
+  may differ between the libraries (and between push and pull).
 """
 import numpy as np
 

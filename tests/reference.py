@@ -200,7 +200,7 @@ def unary_type(name, t):
 INDEXUNARY = {
     "rowindex": (INT64, lambda x, i, j, s: i + s),
     "colindex": (INT64, lambda x, i, j, s: j + s),
-    "diagindex": (INT64, lambda x, i, j, s: j - i + s),
+    "diagindex": (INT64, lambda x, i, j, s: j - (i + s)),   # GrB_DIAGINDEX: j - (i + s)
     "tril": (BOOL, lambda x, i, j, s: j <= i + s),
     "triu": (BOOL, lambda x, i, j, s: j >= i + s),
     "diag": (BOOL, lambda x, i, j, s: j == i + s),

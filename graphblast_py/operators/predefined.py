@@ -200,7 +200,7 @@ def _i(name, vec, cexpr, result, reads_x=False):
 
 _i("rowindex", lambda xp, x, i, j, t: i + t, "i + thunk", INT64)
 _i("colindex", lambda xp, x, i, j, t: j + t, "j + thunk", INT64)
-_i("diagindex", lambda xp, x, i, j, t: j - i + t, "j - i + thunk", INT64)
+_i("diagindex", lambda xp, x, i, j, t: j - (i + t), "j - (i + thunk)", INT64)   # GrB spec
 _i("tril", lambda xp, x, i, j, t: j <= i + t, "(j <= i + thunk)", BOOL)
 _i("triu", lambda xp, x, i, j, t: j >= i + t, "(j >= i + thunk)", BOOL)
 _i("diag", lambda xp, x, i, j, t: j == i + t, "(j == i + thunk)", BOOL)
