@@ -269,7 +269,7 @@ class Matrix:
             raise DomainMismatch(f"Matrix.from_dense: values of dtype {a.dtype} not supported")
         dt = dtypes.lookup(dtype if dtype is not None else a.dtype)
         A = cls(dt, a.shape[0], a.shape[1], device=be.name)
-        a = be.xp.ascontiguousarray(be.cast(a, dt))
+        a = be.xp.array(a, dtype=dt, order="C", copy=True)   # never share the caller's array
         A._set_dense(a, None if missing_value is None else (a != missing_value))
         return A
 
@@ -279,7 +279,7 @@ class Matrix:
         if not hasattr(S, "tocsr") or not hasattr(S, "shape"):
             raise InvalidValue(f"from_scipy needs a scipy/cupyx sparse matrix, got "
                                f"{type(S).__name__}")
-        C = S.tocsr()
+        C = S.tocsr(copy=True)   # sum_duplicates sorts in place: never touch the caller's
         C.sum_duplicates()
         if not C.has_sorted_indices:
             C.sort_indices()
@@ -298,7 +298,8 @@ class Matrix:
     def to_scipy(self):
         """SciPy CSR matrix (CPU objects) or cupyx CSR matrix (GPU objects)."""
         ip, ix, v = self._csr()
-        return self._be.sparse_matrix(ip, ix, v, self.shape)
+        # copies: the caller may modify the SciPy arrays, which must not change self
+        return self._be.sparse_matrix(ip.copy(), ix.copy(), v.copy(), self.shape)
 
     def to_coo(self):
         """(rows, cols, values) arrays on the matrix's device, in row-major order."""

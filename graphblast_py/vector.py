@@ -178,7 +178,7 @@ class Vector:
             raise DimensionMismatch(f"Vector.from_dense needs a 1-D array, got shape {a.shape}")
         dt = dtypes.lookup(dtype if dtype is not None else a.dtype)
         v = cls(dt, a.shape[0], device=be.name)
-        a = be.cast(a, dt)
+        a = be.xp.array(a, dtype=dt, copy=True)   # never share the caller's array
         if missing_value is None:
             v._set_dense(a, None)
         else:

@@ -249,9 +249,31 @@ class ArrayBackend:
         return keys[starts], self.segment_reduce_op(dup, vals, starts), None
 
     def segment_reduce_op(self, op, vals, starts):
-        """Like segment_reduce but with any BinaryOp, applied left to right."""
+        """Like segment_reduce but with any BinaryOp, applied left to right
+        (e.g. ``dup_op=minus``: 10, 2, 3 -> 5)."""
         from ..operators.core import Monoid
-        return self.segment_reduce(Monoid(op, 0, None), vals, starts)
+        if op.is_user or op.name in _SEGMENT_MONOID_OPS:
+            return self.segment_reduce(Monoid(op, 0, None), vals, starts)
+        return self._segment_fold(op, vals, starts)
+
+    def _segment_fold(self, op, vals, starts):
+        """Left-to-right fold of a predefined BinaryOp over each segment,
+        vectorized across segments: one step per position within a segment
+        (the loop runs max-segment-length times, not per element)."""
+        xp = self.xp
+        n = vals.shape[0]
+        if starts.shape[0] == 0:
+            return vals[:0]
+        starts = starts.astype(np.int64, copy=False)
+        ends = xp.empty_like(starts)
+        ends[:-1] = starts[1:]
+        ends[-1] = n
+        lens = ends - starts
+        acc = vals[starts].copy()
+        for t in range(1, int(lens.max())):
+            live = xp.flatnonzero(lens > t)
+            acc[live] = self.binary(op, acc[live], vals[starts[live] + t], vals.dtype)
+        return acc
 
     def transpose_csr(self, indptr, indices, vals, nrows, ncols):
         """CSR of the transpose (= CSC of the matrix), stable in row order."""
@@ -492,6 +514,11 @@ class ArrayBackend:
         k = xp.arange(k0, k1, dtype=np.int64)
         return self.bisect_intervals(d, e2, k, xp.full(k1 - k0, a0), xp.full(k1 - k0, b0),
                                      pivmin, max(iters, 1), atol)
+
+
+# BinaryOps that segment_reduce handles as monoids (associative)
+_SEGMENT_MONOID_OPS = frozenset(("plus", "times", "min", "max", "lor", "land", "lxor", "lxnor",
+                                 "any", "first", "second"))
 
 
 def _dt(x):

@@ -28,6 +28,23 @@ PARALLEL_WORK = 1 << 16
 _kernel_module = None
 
 
+def _guard(op, run):
+    """numba compiles a user operator on its first call (per type signature):
+    report a function it cannot compile as MissingKernel, naming the operator."""
+    from numba.core.errors import NumbaError
+
+    def call(*args):
+        try:
+            return run(*args)
+        except NumbaError as e:
+            import re
+            lines = [ln.strip() for ln in re.sub(r"\x1b\[[0-9;]*m", "", str(e)).splitlines()]
+            why = [ln for ln in lines if ln and not ln.startswith(("Failed in", "During:", "File"))]
+            raise MissingKernel(f"cannot compile user operator {op.name!r} for the CPU with "
+                                f"numba: {why[0] if why else lines[:1]}") from None
+    return call
+
+
 def _kernels():
     global _kernel_module
     if _kernel_module is None:
@@ -61,6 +78,7 @@ class CPUBackend(ArrayBackend):
             except Exception as e:  # noqa: BLE001 - report numba's reason clearly
                 raise MissingKernel(f"cannot compile user operator {key[1].name!r} for the CPU "
                                     f"with numba: {e}") from e
+            fn = _guard(key[1], fn)
             self._user[key] = fn
         return fn
 
