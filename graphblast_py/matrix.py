@@ -37,6 +37,8 @@ class Matrix:
         self.ncols = check_size(ncols, "Matrix ncols")
         self._be = backend_for(device)
         be = self._be
+        if self.nrows > 1 << 26:
+            be.check_alloc((self.nrows + 1) * 8, f"row pointers of a {self.nrows}-row Matrix")
         self._set_csr(be.zeros(self.nrows + 1, dtypes.index_dtype(0)),
                       be.zeros(0, dtypes.index_dtype(self.ncols)), be.zeros(0, self.dtype))
 

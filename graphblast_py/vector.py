@@ -20,6 +20,7 @@ from .indexing import check_index, check_size, parse_index
 from .mask import Mask
 
 DENSE_FRACTION = 1 / 16
+LARGE = 1 << 26     # sizes above this check free memory before a dense allocation
 
 
 class Vector:
@@ -38,6 +39,7 @@ class Vector:
         self.size = check_size(size, "Vector size")
         self._be = backend_for(device)
         if form == "dense":
+            self._check_dense_alloc()
             self._set_dense(self._be.zeros(self.size, self.dtype),
                             self._be.zeros(self.size, bool), 0)
         elif form == "sparse":
@@ -108,6 +110,7 @@ class Vector:
         if self._form == "dense":
             return self._vals, self._pres
         be = self._be
+        self._check_dense_alloc()
         vals = be.zeros(self.size, self.dtype)
         pres = be.zeros(self.size, bool)
         vals[self._idx] = self._vals
@@ -115,6 +118,12 @@ class Vector:
         if self._idx.shape[0] >= DENSE_FRACTION * self.size:
             self._set_dense(vals, pres, self._idx.shape[0])
         return vals, pres
+
+    def _check_dense_alloc(self):
+        """OutOfMemory (before allocating) for a dense form that cannot fit."""
+        if self.size > LARGE:
+            self._be.check_alloc(self.size * (self.dtype.itemsize + 1),
+                                 f"dense form of a Vector of size {self.size}")
 
     def _keys_vals(self):
         return self._sparse()

@@ -57,6 +57,8 @@ def _matvec(what, A, u, semiring, mask, accum, replace, out, direction, pull_inp
         ops.append(("pull_input", pull_input))
     accum = prepare(what, ops, out, (n_out,), True, mask, accum)
     be = A._be
+    if n_out > 1 << 26:
+        be.check_alloc(n_out * 16, f"{what}: an output accumulator of size {n_out}")
     check_user_op(semiring, be, what)
     out_dtype = semiring.out_dtype(*((u.dtype, A.dtype) if swap else (A.dtype, u.dtype)))
     reads_a = semiring.mult.reads_y if swap else semiring.mult.reads_x

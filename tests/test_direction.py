@@ -1,0 +1,263 @@
+"""Direction optimization of mxv / vxm and the mxm method choice.
+
+* push and pull give identical results (deterministic semirings; 'any' by
+  structure);
+* direction="auto" follows the cost model (push while the frontier's edges
+  are fewer than what pull would scan) and records its choice in gb.stats: on
+  a growing BFS frontier it switches from push to pull and back;
+* structure only: a BFS step (any_pair / any_secondi) never materializes the
+  values of an iso matrix -- the backend kernels receive ``vals=None``;
+* SpMM (mxm with a dense B) matches SciPy for several block widths.
+"""
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import graphblast_py as gb
+from graphblast_py.operations import mxv as mxv_module
+
+from .conftest import host
+
+
+def random_graph(rng, n, avg_deg, device, iso=True, directed=False, dtype="int64"):
+    m = int(n * avg_deg / (1 if directed else 2))
+    r = rng.integers(0, n, m)
+    c = rng.integers(0, n, m)
+    keep = r != c
+    r, c = r[keep], c[keep]
+    if not directed:
+        r, c = np.concatenate([r, c]), np.concatenate([c, r])
+    if iso:
+        return gb.Matrix.from_coo(r, c, 1, n, n, dtype=dtype, dup_op="first", device=device)
+    vals = rng.integers(1, 9, r.shape[0]).astype(dtype)
+    return gb.Matrix.from_coo(r, c, vals, n, n, dup_op="min", device=device)
+
+
+def coo(x):
+    return [host(a) for a in x.to_coo()]
+
+
+def same(a, b, values=True):
+    ca, cb = coo(a), coo(b)
+    for x, y in zip(ca[:-1], cb[:-1]):
+        np.testing.assert_array_equal(x, y)
+    if values:
+        np.testing.assert_array_equal(ca[-1], cb[-1])
+    assert a.dtype == b.dtype
+
+
+# ---------------------------------------------------------------- push == pull
+@pytest.mark.parametrize("name", ["plus_times", "min_plus", "max_times", "lor_land", "plus_pair",
+                                  "min_first", "max_second", "min_secondi", "any_pair",
+                                  "any_secondi", "land_lor", "times_times", "eq_lor"])
+@pytest.mark.parametrize("mask", [None, "S", "~S", "V", "~V"])
+def test_push_equals_pull(device, name, mask):
+    rng = np.random.default_rng(abs(hash((name, str(mask)))) % 2**32)
+    n = 300
+    A = random_graph(rng, n, 6, device, iso=False, directed=True)
+    for k in (1, 20, 250):
+        idx = rng.choice(n, k, replace=False)
+        u = gb.Vector.from_coo(idx, rng.integers(1, 5, k), n, device=device)
+        mk = None
+        if mask is not None:
+            M = gb.Vector.from_coo(rng.choice(n, n // 3, replace=False),
+                                   rng.integers(0, 2, n // 3), n, device=device)
+            mk = M.S if "S" in mask else M.V
+            if mask.startswith("~"):
+                mk = ~mk
+        for op in ("vxm", "mxv"):
+            res = {}
+            for direction in ("push", "pull"):
+                if op == "vxm":
+                    res[direction] = u.vxm(A, gb.semiring[name], mask=mk, direction=direction)
+                else:
+                    res[direction] = A.mxv(u, gb.semiring[name], mask=mk, direction=direction)
+                assert gb.stats.last(op) == direction
+            same(res["push"], res["pull"], values=not name.startswith("any"))
+            if name == "any_secondi":    # every value is a valid predecessor index
+                P = np.zeros((n, n), bool)
+                ar, ac, _ = coo(A)
+                P[ar, ac] = True
+                upres = np.zeros(n, bool)
+                upres[coo(u)[0]] = True
+                for r in res.values():
+                    out_idx, k = coo(r)
+                    assert upres[k].all()
+                    if op == "vxm":      # w(j) = any_i u(i) A(i,j): secondi = i
+                        assert P[k, out_idx].all()
+                    else:                # w(i) = any_j A(i,j) u(j): secondi = j
+                        assert P[out_idx, k].all()
+
+
+# ---------------------------------------------------------------- the cost model
+def _bfs_choices(A, source, direction):
+    n = A.nrows
+    levels = gb.Vector(gb.dtypes.INT64, n, device=A.device)
+    frontier = gb.Vector.from_coo([source], True, n, device=A.device)
+    choices, sizes, depth = [], [], 0
+    while frontier.nvals:
+        levels.assign(depth, mask=frontier.S)
+        sizes.append(frontier.nvals)
+        frontier.vxm(A, gb.semiring.any_pair, mask=~levels.S, replace=True, out=frontier,
+                     direction=direction)
+        choices.append(gb.stats.last("vxm"))
+        depth += 1
+    return levels, choices, sizes
+
+
+def test_auto_switches_on_growing_frontier(device):
+    rng = np.random.default_rng(1)
+    A = random_graph(rng, 4000, 10, device)
+    gb.stats.reset()
+    levels, choices, sizes = _bfs_choices(A, 0, "auto")
+    # a small-world graph: the frontier grows from 1 vertex to thousands, then shrinks
+    assert choices[0] == "push", (choices, sizes)
+    assert "pull" in choices, (choices, sizes)
+    peak = int(np.argmax(sizes))
+    assert choices[peak] == "pull", (choices, sizes)
+    assert gb.stats()["counts"].get("vxm:pull", 0) >= 1
+    # the choice does not change the answer
+    for forced in ("push", "pull"):
+        lv, ch, _ = _bfs_choices(A, 0, forced)
+        assert set(ch) == {forced}
+        same(levels, lv)
+
+
+def test_auto_follows_the_cost_model(device):
+    """push_cost = d * nvals(u); pull_cost = d * allowed outputs, times the
+    early-exit factor for monoids with a terminal value (any, lor, min ...)."""
+    rng = np.random.default_rng(2)
+    n = 1000
+    A = random_graph(rng, n, 8, device)
+    f = mxv_module.EARLY_EXIT_FACTOR
+    for sr, factor in ((gb.semiring.any_pair, f), (gb.semiring.lor_land, f),
+                       (gb.semiring.plus_times, 1.0)):
+        for k in (1, 10, 100, 240, 260, 400, 900):
+            u = gb.Vector.from_coo(rng.choice(n, k, replace=False), 1, n, device=device)
+            u.vxm(A, sr)
+            want = "push" if k <= n * factor else "pull"
+            assert gb.stats.last("vxm") == want, (sr, k)
+            A.mxv(u, sr)
+            assert gb.stats.last("mxv") == want, (sr, k)
+    # a mask limits what pull scans: few allowed outputs -> pull even for a big frontier
+    u = gb.Vector.from_coo(rng.choice(n, 100, replace=False), 1, n, device=device)
+    few = gb.Vector.from_coo([3, 5, 7], True, n, device=device)
+    u.vxm(A, gb.semiring.plus_times, mask=few.S)
+    assert gb.stats.last("vxm") == "pull"
+    u.vxm(A, gb.semiring.plus_times, mask=~few.S)        # allowed = n - 3 > nvals(u)
+    assert gb.stats.last("vxm") == "push"
+
+
+def test_direction_argument_checked(device):
+    A = gb.Matrix.from_coo([0], [1], 1, 2, 2, device=device)
+    u = gb.Vector.from_coo([0], 1, 2, device=device)
+    with pytest.raises(gb.InvalidValue, match="direction"):
+        u.vxm(A, gb.semiring.any_pair, direction="sideways")
+    E = gb.Matrix(bool, 3, 3, device=device)
+    u3 = gb.Vector.from_coo([0], True, 3, device=device)
+    assert u3.vxm(E, gb.semiring.any_pair).nvals == 0
+    assert gb.stats.last("vxm") in ("push", "pull")
+
+
+# ---------------------------------------------------------------- structure only
+class _Spy:
+    """Wraps a backend's mxv kernels to record which values arrays they get."""
+
+    def __init__(self, be, monkeypatch):
+        self.seen = []
+        push, pull = be.spmspv_push, be.spmv_pull
+
+        def spy_push(P, x, semiring, *a, **k):
+            self.seen.append(("push", P[2]))
+            return push(P, x, semiring, *a, **k)
+
+        def spy_pull(R, x, semiring, *a, **k):
+            self.seen.append(("pull", R[2]))
+            return pull(R, x, semiring, *a, **k)
+        monkeypatch.setattr(be, "spmspv_push", spy_push)
+        monkeypatch.setattr(be, "spmv_pull", spy_pull)
+
+
+@pytest.mark.parametrize("name", ["any_pair", "any_secondi", "plus_pair", "min_secondi"])
+@pytest.mark.parametrize("iso", [True, False])
+def test_bfs_step_never_reads_matrix_values(device, monkeypatch, name, iso):
+    rng = np.random.default_rng(4)
+    A = random_graph(rng, 500, 6, device, iso=iso)
+    assert A.iso == iso
+    from graphblast_py import backend
+    spy = _Spy(backend.get(device), monkeypatch)
+
+    def no_values(self):
+        raise AssertionError("the matrix values were materialized")
+    if iso:
+        monkeypatch.setattr(gb.Matrix, "_values_full", no_values)
+    visited = gb.Vector.from_coo(rng.choice(500, 100, replace=False), True, 500, device=device)
+    for k, direction in ((3, "push"), (300, "pull"), (5, "auto"), (400, "auto")):
+        f = gb.Vector.from_coo(rng.choice(500, k, replace=False), True, 500, device=device)
+        f.vxm(A, gb.semiring[name], mask=~visited.S, replace=True, out=f, direction=direction)
+        A.mxv(f, gb.semiring[name], mask=~visited.S, direction=direction)
+    assert {d for d, _ in spy.seen} == {"push", "pull"}
+    assert all(v is None for _, v in spy.seen), "kernels received a values array"
+
+
+def test_value_semiring_does_read_values(device, monkeypatch):
+    """The spy itself works: a semiring that reads A gets its values."""
+    rng = np.random.default_rng(5)
+    A = random_graph(rng, 200, 6, device, iso=False)
+    from graphblast_py import backend
+    spy = _Spy(backend.get(device), monkeypatch)
+    u = gb.Vector.from_coo([0, 1], [1, 2], 200, device=device)
+    u.vxm(A, gb.semiring.min_plus, direction="push")
+    u.vxm(A, gb.semiring.min_plus, direction="pull")
+    assert len(spy.seen) == 2 and all(v is not None for _, v in spy.seen)
+
+
+def test_early_exit_results(device):
+    """Monoids with a terminal value (lor: True, min over int: INT_MIN, times:
+    0, any) stop a pull row early; the results equal push's."""
+    rng = np.random.default_rng(6)
+    A = random_graph(rng, 400, 12, device, iso=False)
+    Ab = A.apply(gb.binary.gt, right=4)               # bool matrix, some False values
+    u = gb.Vector.from_coo(np.arange(400), rng.integers(-3, 4, 400), 400, device=device)
+    ub = u.apply(gb.binary.ne, right=0)
+    for sr, x, M in (("lor_land", ub, Ab), ("land_lor", ub, Ab), ("min_times", u, A),
+                     ("times_plus", u, A), ("max_min", u, A)):
+        same(x.vxm(M, gb.semiring[sr], direction="pull"),
+             x.vxm(M, gb.semiring[sr], direction="push"))
+
+
+# ---------------------------------------------------------------- SpMM
+@pytest.mark.parametrize("width", [1, 2, 7, 32])
+def test_spmm_matches_scipy(device, width):
+    rng = np.random.default_rng(width)
+    A = random_graph(rng, 300, 5, device, iso=False, directed=True, dtype="float64")
+    X = rng.standard_normal((300, width))
+    B = gb.Matrix.from_dense(X, device=device)
+    C = A.mxm(B, gb.semiring.plus_times)
+    assert gb.stats.last("mxm") == "spmm"
+    S = sp.csr_matrix((host(coo(A)[2]), (coo(A)[0], coo(A)[1])), shape=A.shape)
+    want = S @ X
+    got = host(C.to_dense())
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+    # rows of A with no entries have no entries in C
+    empty = np.diff(S.indptr) == 0
+    r, _, _ = coo(C)
+    assert not np.isin(np.flatnonzero(empty), r).any()
+    # integer and non-arithmetic semirings through the generic path
+    Ai = A.apply(gb.unary.round).dup("int64")
+    Xi = rng.integers(-3, 4, (300, width))
+    Ci = Ai.mxm(gb.Matrix.from_dense(Xi, device=device), gb.semiring.plus_times)
+    Si = sp.csr_matrix((host(coo(Ai)[2]), (coo(Ai)[0], coo(Ai)[1])), shape=A.shape)
+    np.testing.assert_array_equal(host(Ci.to_dense()), Si @ Xi)
+    Cm = Ai.mxm(gb.Matrix.from_dense(Xi, device=device), gb.semiring.min_plus)
+    Dense = host(Ai.to_dense(fill=np.iinfo(np.int64).max // 4))
+    present = np.zeros(A.shape, bool)
+    present[coo(Ai)[0], coo(Ai)[1]] = True
+    want_m = np.where(present[:, :, None], Dense[:, :, None] + Xi[None, :, :],
+                      np.iinfo(np.int64).max).min(axis=1)
+    got_m = host(Cm.to_dense())
+    rows = present.any(axis=1)
+    np.testing.assert_array_equal(got_m[rows], want_m[rows])
+    # SpMM equals the sparse product of the same matrices
+    assert A.mxm(B, gb.semiring.plus_times, method="saxpy").isclose(C, rel_tol=1e-12,
+                                                                      abs_tol=1e-12)
