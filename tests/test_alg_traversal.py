@@ -33,7 +33,7 @@ def mtx(name):
     """A matrix from the shared test data (the test is skipped without it)."""
     if not (DATA / name).is_file():
         pytest.skip(f"test data {DATA / name} not found (set GRAPHBLAST_TEST_DATA)")
-    return scipy.io.mmread(DATA / name).tocsr()
+    return scipy.io.mmread(DATA / name, spmatrix=True).tocsr()
 
 
 @functools.lru_cache(maxsize=None)
