@@ -99,6 +99,19 @@ def of_value(x):
                          "(bool, int or float)")
 
 
+def cast_scalar(x, dt, what="value"):
+    """A bool/int/float scalar (Python, NumPy or a 0-d array) as a NumPy
+    scalar of ``dt`` with C casting (-1 as uint8 is 255, 2.7 as int32 is 2);
+    anything else raises InvalidValue."""
+    from .errors import InvalidValue
+    if hasattr(x, "item") and getattr(x, "shape", ()) == ():
+        x = x.item()
+    if not isinstance(x, (bool, int, float, np.bool_, np.integer, np.floating)):
+        raise InvalidValue(f"{what}: expected a bool, int or float scalar, got {x!r}")
+    with np.errstate(all="ignore"):
+        return np.asarray(x).astype(dt, casting="unsafe")[()]
+
+
 def result_type(a, b):
     """NumPy promotion restricted to the supported types (uint64 with a signed
     type gives float64, as in NumPy)."""

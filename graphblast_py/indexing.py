@@ -96,7 +96,7 @@ def coo_arrays(be, index_lists, values, dtype, what):
             (hasattr(values, "shape") and values.shape == ()):
         dt = dtypes.lookup(dtype) if dtype is not None else dtypes.of_value(
             values.item() if hasattr(values, "item") else values)
-        vals = be.full(n, values, dt)
+        vals = be.full(n, dtypes.cast_scalar(values, dt, f"{what} value"), dt)
     else:
         try:
             vals = be.asarray(values)

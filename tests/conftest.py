@@ -16,7 +16,7 @@ HAS_GPU = backend.gpu_available()
 try:
     from hypothesis import HealthCheck, settings as _hsettings
     _hsettings.register_profile(
-        "ci", max_examples=50, deadline=None, derandomize=True, print_blob=True,
+        "ci", max_examples=100, deadline=None, derandomize=True, print_blob=True,
         suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow,
                                HealthCheck.data_too_large])
     _hsettings.register_profile(

@@ -366,3 +366,37 @@ def test_casting_rules(device):
     assert coo(outb)[1].tolist() == [False, True]
     assert gb.Vector.from_coo([0, 1], [1.7, -2.7], dtype="int32",
                               device=device).to_coo()[1].tolist() == [1, -2]
+
+
+# ---------------------------------------------------------------- indexing sugar
+def _dense_of(x, missing):
+    d = host(x.to_dense(fill=missing))
+    return d
+
+
+def test_getitem_setitem_sugar_matches_numpy(device):
+    rng = np.random.default_rng(8)
+    M = np.where(rng.random((5, 6)) < 0.6, rng.integers(1, 9, (5, 6)), 0)
+    A = gb.Matrix.from_dense(M, missing_value=0, device=device)
+    for rows, cols in (([2, 0, 2], [5, 1]), (slice(1, 4), slice(None, None, 2)),
+                       (slice(None), [3]), ([4], slice(2, 6)), (slice(4, 0, -2), [0, 0, 1])):
+        want = M[np.ix_(np.arange(5)[rows], np.arange(6)[cols])]
+        assert _dense_of(A[rows, cols], 0).tolist() == want.tolist(), (rows, cols)
+    assert _dense_of(A[3, :], 0).tolist() == M[3].tolist()
+    assert _dense_of(A[:, 4], 0).tolist() == M[:, 4].tolist()
+    assert _dense_of(A[1, [5, 0]], 0).tolist() == M[1, [5, 0]].tolist()
+    x = np.where(rng.random(9) < 0.5, rng.integers(1, 9, 9), 0)
+    v = gb.Vector.from_dense(x, missing_value=0, device=device)
+    for idx in ([8, 0, 8], slice(2, 7), slice(None, None, -1), slice(7, 1, -3), []):
+        want = x[np.arange(9)[idx]] if not isinstance(idx, list) or idx else x[:0]
+        assert _dense_of(v[idx], 0).tolist() == want.tolist(), idx
+    v[[1, 2]] = 9
+    x[[1, 2]] = 9
+    assert _dense_of(v, 0).tolist() == x.tolist()
+    A[[0, 4], [1]] = 7
+    M[[0, 4], 1] = 7
+    assert _dense_of(A, 0).tolist() == M.tolist()
+    A[1:3, 0:2] = gb.Matrix.from_coo([0], [1], [3], 2, 2, device=device)
+    M[1:3, 0:2] = 0       # the region is replaced by the value (GrB_assign): entries it lacks go
+    M[1, 1] = 3
+    assert _dense_of(A, 0).tolist() == M.tolist()

@@ -6,6 +6,8 @@ replace, and an output that is new, a fresh object, or aliases an input.
 
 Run more random examples with ``HYPOTHESIS_PROFILE=dev`` (see conftest.py).
 """
+import os
+
 import numpy as np
 import pytest
 from hypothesis import given, note
@@ -17,6 +19,10 @@ import graphblast_py as gb
 from . import reference as R
 
 DTYPES = [np.dtype(bool), np.dtype(np.int32), np.dtype(np.int64), np.dtype(np.float64)]
+if os.environ.get("GB_TEST_ALL_DTYPES"):      # also the narrow and unsigned types
+    # (not uint64: with a signed type NumPy promotes to float64, and first/second
+    # then cast straight to the output instead of through float64 -- by design)
+    DTYPES += [np.dtype(t) for t in ("int8", "uint8", "uint16", "uint32", "float32")]
 MONOIDS = ["plus", "times", "min", "max", "lor", "land", "lxor", "eq", "any"]
 MULTS = ["times", "plus", "minus", "rminus", "min", "max", "first", "second", "pair",
          "land", "lor", "lxor", "eq", "ne", "lt", "ge", "firsti", "firstj", "secondi",

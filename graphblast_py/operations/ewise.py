@@ -6,6 +6,7 @@
 * ``ewise_union`` -- union, with ``left_default``/``right_default`` standing in
   for a missing operand, so ``op`` is applied everywhere (GxB_eWiseUnion).
 """
+from .. import dtypes
 from ..errors import DimensionMismatch, InvalidValue
 from .common import as_binary, check_replace, check_user_op, finish, prepare
 from .output import _op, intersect, union
@@ -67,8 +68,9 @@ def ewise_union(a, b, op, left_default, right_default, *, mask=None, accum=None,
     dt = op.out_dtype(a.dtype, b.dtype)
     ka, va = a._keys_vals()
     kb, vb = b._keys_vals()
-    ld = a.dtype.type(left_default)
-    rd = b.dtype.type(right_default)
+    # each default is typed as its operand, with C casting (-1 as uint8 is 255)
+    ld = dtypes.cast_scalar(left_default, a.dtype, "ewise_union: left_default")
+    rd = dtypes.cast_scalar(right_default, b.dtype, "ewise_union: right_default")
     k, v = union(be, ka, va, kb, vb, op, dt, left_default=ld, right_default=rd,
                  positional=_positional(a))
     return finish(out, ("sparse", k, v), dt, a.shape, be, mask, accum, replace, a._is_vector)

@@ -164,6 +164,10 @@ class CPUBackend(ArrayBackend):
         # bool-valued: lor_minus needs 2 - 1 = 1 -> True, not True - True.
         if out_dtype == dtypes.BOOL and semiring.mult.name not in _BOOL_SAFE_MULT:
             return False
+        # numba widens unsigned products to uint64, and uint64 mixed with the int64
+        # positional results becomes float64: 65535*65535 in uint16 came out 0
+        if out_dtype.kind == "u":
+            return False
         return (not semiring.is_user and semiring.mult.opcode in _KERNEL_MULT
                 and semiring.monoid.opcode >= 0)
 
