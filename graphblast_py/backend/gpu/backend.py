@@ -1,0 +1,563 @@
+"""The GPU backend (CuPy).
+
+Bulk array expressions come from :class:`ArrayBackend` with ``xp = cupy``
+(CUB/Thrust-backed scans, sorts, searchsorted run on the device); this class
+replaces the loop-shaped operations with CUDA kernels generated from the
+operators' C expressions (see :mod:`.kernels`):
+
+* ``spmv_pull`` -- a thread per listed row, or a warp per row when the mean
+  row length is at least ``PULL_WARP_MIN_DEGREE``; early exit at the monoid's
+  terminal value (first term for ``any``);
+* ``spmspv_push`` -- one thread per frontier *edge* (the frontier's rows are
+  expanded by a scan, so a hub row does not stall a warp), the mask tested per
+  product, products combined with atomics into a dense accumulator plus flags
+  (any, lor, land, min, max, plus), compacted with ``flatnonzero``; other
+  monoids take the generic sort/reduce path;
+* ``spgemm_dot`` -- a thread per mask entry, merge/binary-search intersection
+  with early exit;
+* ``spmm`` -- cuSPARSE (``cupyx.scipy.sparse``) for plus_times on floats, else
+  a row-split or nonzero-split ("merge") kernel (see :meth:`spmm`);
+* ``segment_reduce`` -- a thread or a warp per segment, 2-D values per column.
+
+Each kernel is compiled once per signature (operators, dtypes, index types)
+and cached in a dict; a user-defined operator without a CUDA expression
+raises :class:`MissingKernel`.  Nothing falls back to the host.  Device
+allocation failures surface as :class:`OutOfMemory` naming what was being
+allocated.
+"""
+import numpy as np
+
+import cupy
+import cupyx.scipy.sparse as _csp
+
+from ... import dtypes
+from ...errors import DomainMismatch, InvalidValue, MissingKernel, OutOfMemory
+from ...stats import stats
+from ..generic import ArrayBackend
+from . import kernels as K
+
+_I64 = np.dtype(np.int64)
+_I32 = np.dtype(np.int32)
+_BOOL = np.dtype(bool)
+_INT32_MAX = 2**31 - 1
+_OOM_ERRORS = (cupy.cuda.memory.OutOfMemoryError,)
+
+
+class _OOM:
+    """``with _OOM("what", n): ...`` turns CuPy's OutOfMemoryError into
+    :class:`OutOfMemory` saying what was being allocated."""
+
+    __slots__ = ("what", "n")
+
+    def __init__(self, what, n=None):
+        self.what, self.n = what, n
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, et, e, tb):
+        if et is not None and issubclass(et, _OOM_ERRORS):
+            size = "" if self.n is None else f" ({self.n} elements)"
+            raise OutOfMemory(f"the GPU ran out of memory allocating {self.what}{size}: {e}; "
+                              "free GPU arrays or use smaller inputs (or device='cpu')") from e
+        return False
+
+
+def _c(a):
+    """A C-contiguous device array (raw kernels index flat memory)."""
+    return a if a.flags.c_contiguous else cupy.ascontiguousarray(a)
+
+
+def _grid(n):
+    return ((n + K.BLOCK - 1) // K.BLOCK,)
+
+
+class GPUBackend(ArrayBackend):
+    name = "gpu"
+    xp = cupy
+
+    # pull: mean row length from which a warp (not a thread) handles one row
+    PULL_WARP_MIN_DEGREE = 8
+    # segment_reduce: mean segment length from which a warp handles a segment
+    SEG_WARP_MIN_LEN = 16
+    # SpMM work distribution: stored entries per thread in the nonzero split;
+    # it is used when the mean row length reaches this (a thread per row would
+    # then do more work, with less parallelism, than a thread per chunk) or
+    # when a hub row is SPMM_HUB_FACTOR times the mean and SPMM_HUB_MIN long
+    SPMM_CHUNK = 32
+    SPMM_HUB_FACTOR = 32
+    SPMM_HUB_MIN = 1024
+    # whole-array reductions: segment length of each pass
+    REDUCE_CHUNK = 4096
+
+    def __init__(self):
+        self._mods = {}
+        self._fns = {}
+        self._user = {}
+        self._dummies = {}
+        self._pool = cupy.get_default_memory_pool()
+
+    # ------------------------------------------------------------ arrays
+    def asarray(self, x, dtype=None):
+        """A device array from a NumPy/CuPy array, list or scalar (host data is
+        copied to the device).  Non-numeric data (strings, objects), which a
+        GPU array cannot hold, comes back as the NumPy array so that the
+        caller's dtype check rejects it exactly as on the CPU."""
+        if not isinstance(x, cupy.ndarray):
+            x = np.asarray(x, dtype=dtype)
+            if x.dtype.kind not in "biufc":
+                return x
+        with _OOM("an array on the GPU", x.size):
+            return cupy.asarray(x, dtype=dtype)
+
+    def to_host(self, a):
+        return cupy.asnumpy(a)
+
+    def empty(self, n, dtype):
+        with _OOM("an array", n):
+            return cupy.empty(n, dtype=dtype)
+
+    def zeros(self, n, dtype):
+        with _OOM("an array", n):
+            return cupy.zeros(n, dtype=dtype)
+
+    def full(self, n, value, dtype):
+        with _OOM("an array", n):
+            return cupy.full(n, value, dtype=dtype)
+
+    def arange(self, n, dtype=np.int64):
+        with _OOM("an index range", n):
+            return cupy.arange(n, dtype=dtype)
+
+    def item(self, a):
+        if isinstance(a, cupy.ndarray):
+            return cupy.asnumpy(a.reshape(-1)[:1])[0].item()
+        return np.asarray(a).reshape(-1)[0].item()
+
+    def count_nonzero(self, a):
+        return int(cupy.count_nonzero(a))
+
+    def max_alloc_bytes(self):
+        """Free device memory plus what CuPy's pool holds unused."""
+        free, _total = cupy.cuda.runtime.memGetInfo()
+        return int(free) + int(self._pool.free_bytes())
+
+    def sparse_matrix(self, indptr, indices, vals, shape):
+        """A ``cupyx.scipy.sparse.csr_matrix``.  cuSPARSE has no integer
+        matrices: integer values become float64 (exact below 2**53); bool,
+        float32 and float64 stay as they are."""
+        if indices.shape[0] > _INT32_MAX:
+            raise InvalidValue("cupyx.scipy.sparse needs fewer than 2**31 stored entries; use "
+                               "A.to('cpu').to_scipy()")
+        with _OOM("a cupyx CSR matrix", indices.shape[0]):
+            if vals.dtype.kind in "iu":
+                vals = vals.astype(np.float64)
+            return _csp.csr_matrix((vals, indices.astype(np.int32), indptr.astype(np.int32)),
+                                   shape=shape)
+
+    # ------------------------------------------------------------ kernel cache
+    def _fn(self, key, build, name):
+        fn = self._fns.get((key, name))
+        if fn is not None:
+            return fn
+        mod = self._mods.get(key)
+        try:
+            if mod is None:
+                mod = self._mods[key] = cupy.RawModule(code=build())
+            fn = mod.get_function(name)
+        except cupy.cuda.compiler.CompileException as e:
+            self._mods.pop(key, None)
+            raise MissingKernel(f"the CUDA kernel {name} for {_describe(key)} does not compile "
+                                f"(check the operators' CUDA expressions): {e}") from e
+        self._fns[(key, name)] = fn
+        return fn
+
+    def _dummy(self, dt):
+        d = self._dummies.get(dt)
+        if d is None:
+            d = self._dummies[dt] = cupy.zeros(1, dtype=dt)
+        return d
+
+    @staticmethod
+    def _kernel_ok(semiring):
+        """True when both operators have C expressions the kernels run
+        (MissingKernel for a user-defined operator without one)."""
+        return (K.op_expr(semiring.mult, "multiply operator") is not None
+                and K.op_expr(semiring.monoid.op, "monoid operator") is not None)
+
+    # ------------------------------------------------------------ user operators
+    def _user_kernel(self, key, op, params, out_dtype):
+        k = self._user.get(key)
+        if k is None:
+            body = K.elementwise_body(op, out_dtype, index=key[0] == "i")
+            k = cupy.ElementwiseKernel(params, f"{out_dtype.name} z", body,
+                                       f"gb_user_{key[0]}_{op.name}")
+            self._user[key] = k
+        return k
+
+    @staticmethod
+    def _run_user(op, k, *args):
+        if not any(isinstance(a, cupy.ndarray) for a in args):
+            args = (cupy.asarray(args[0]),) + args[1:]
+        try:
+            with _OOM(f"the result of {op.name!r}"):
+                return k(*args)
+        except cupy.cuda.compiler.CompileException as e:
+            raise MissingKernel(f"the CUDA expression of user-defined operator {op.name!r} "
+                                f"({op.cexpr!r}) does not compile: {e}") from e
+
+    @staticmethod
+    def _arg(x, dt):
+        if isinstance(x, cupy.ndarray):
+            return x.astype(dt, copy=False)
+        if isinstance(x, np.ndarray) and x.ndim:
+            return cupy.asarray(x, dtype=dt)
+        return np.asarray(x).astype(dt, casting="unsafe")[()]
+
+    def user_unary(self, op, in_dtype, out_dtype):
+        ti, to = np.dtype(in_dtype), np.dtype(out_dtype)
+        k = self._user_kernel(("u", op, ti, to), op, f"{ti.name} x", to)
+        return lambda x: self._run_user(op, k, self._arg(x, ti))
+
+    def user_binary(self, op, in_dtype, out_dtype):
+        ti, to = np.dtype(in_dtype), np.dtype(out_dtype)
+        k = self._user_kernel(("b", op, ti, to), op, f"{ti.name} x, {ti.name} y", to)
+        return lambda x, y: self._run_user(op, k, self._arg(x, ti), self._arg(y, ti))
+
+    def user_indexunary(self, op, in_dtype, out_dtype):
+        ti, to = np.dtype(in_dtype), np.dtype(out_dtype)
+        kernels = {}
+
+        def f(x, i, j, thunk):
+            th = np.asarray(thunk)
+            k = kernels.get(th.dtype)
+            if k is None:
+                k = kernels[th.dtype] = self._user_kernel(
+                    ("i", op, ti, to, th.dtype), op,
+                    f"{ti.name} x, int64 gb_i, int64 gb_j, {th.dtype.name} thunk", to)
+            xv = self._arg(x, ti) if x is not None else ti.type(0)
+            return self._run_user(op, k, xv, self._arg(i, _I64), self._arg(j, _I64), th[()])
+        return f
+
+    # ------------------------------------------------------------ reductions
+    def segment_reduce(self, monoid, vals, starts):
+        if vals.shape[0] == 0:
+            return vals[:0]
+        if monoid.is_any:
+            return vals[starts]
+        return self._segment_reduce(monoid.op, vals, starts, ordered=False)
+
+    def segment_reduce_op(self, op, vals, starts):
+        """Any BinaryOp, applied left to right within each segment."""
+        if vals.shape[0] == 0:
+            return vals[:0]
+        return self._segment_reduce(op, vals, starts, ordered=not op.commutative)
+
+    def _segment_reduce(self, op, vals, starts, ordered):
+        name = None if op.is_user else op.name
+        starts = starts.astype(np.int64, copy=False)
+        n = vals.shape[0]
+        if name in ("first", "any"):
+            return vals[starts]
+        if name == "second":
+            ends = cupy.empty_like(starts)
+            ends[:-1] = starts[1:] - 1
+            ends[-1] = n - 1
+            return vals[ends]
+        K.reduce_expr(op)   # MissingKernel now, before anything is allocated
+        vals = _c(vals)
+        starts = _c(starts)
+        ns = starts.shape[0]
+        t = vals.dtype
+        key = ("seg", op, t)
+        build = lambda: K.segreduce_source(op, t)  # noqa: E731
+        with _OOM("a segmented reduction", ns):
+            out = cupy.empty((ns,) + vals.shape[1:], dtype=t)
+            if vals.ndim == 2:
+                ncols = vals.shape[1]
+                if ns * ncols:
+                    self._fn(key, build, "seg_2d")(
+                        _grid(ns * ncols), (K.BLOCK,),
+                        (vals, starts, np.int64(ns), np.int64(n), np.int64(ncols), out))
+            elif not ordered and n >= self.SEG_WARP_MIN_LEN * ns:
+                self._fn(key, build, "seg_warp")(_grid(ns * 32), (K.BLOCK,),
+                                                 (vals, starts, np.int64(ns), np.int64(n), out))
+            else:
+                self._fn(key, build, "seg_thread")(_grid(ns), (K.BLOCK,),
+                                                   (vals, starts, np.int64(ns), np.int64(n), out))
+        return out
+
+    def reduce(self, monoid, vals, out_dtype):
+        """Whole-array reduction in passes of REDUCE_CHUNK-long segments."""
+        if vals.shape[0] == 0:
+            return monoid.identity(out_dtype)
+        vals = self.cast(vals, out_dtype)
+        while vals.shape[0] > 1:
+            starts = cupy.arange(0, vals.shape[0], self.REDUCE_CHUNK, dtype=np.int64)
+            vals = self.segment_reduce(monoid, vals, starts)
+        return self.to_host(vals)[0]
+
+    # ------------------------------------------------------------ structure
+    def expand(self, counts):
+        counts = counts.astype(np.int64, copy=False)
+        if counts.shape[0] == 0:
+            z = cupy.zeros(0, dtype=np.int64)
+            return z, z
+        ends = cupy.cumsum(counts)
+        total = int(ends[-1])
+        with _OOM("an expansion", total):
+            idx = cupy.arange(total, dtype=np.int64)
+            seg = cupy.searchsorted(ends, idx, side="right")
+            off = idx - (ends - counts)[seg]
+        return seg, off
+
+    def argsort(self, keys):
+        # CuPy's argsort is a stable (Thrust) sort, like NumPy's kind="stable"
+        with _OOM("a sort", keys.shape[0]):
+            return cupy.argsort(keys)
+
+    def rows_of(self, indptr, nnz):
+        nrows = indptr.shape[0] - 1
+        with _OOM("row indices", nnz):
+            out = cupy.empty(nnz, dtype=np.int64)
+        if nnz:
+            ip = _c(indptr)
+            fn = self._fn(("rows_of", ip.dtype), lambda: K.rows_of_source(ip.dtype), "rows_of")
+            fn(_grid(nnz), (K.BLOCK,), (ip, np.int64(nrows), np.int64(nnz), out))
+        return out
+
+    def transpose_csr(self, indptr, indices, vals, nrows, ncols):
+        """CSR of the transpose, stable in row order (a stable sort by column)."""
+        nnz = indices.shape[0]
+        with _OOM("the transpose", nnz):
+            rows = self.rows_of(indptr, nnz)
+            cols = indices.astype(np.int64)
+            order = cupy.argsort(cols)
+            t_indices = rows[order].astype(dtypes.index_dtype(nrows))
+            t_indptr = cupy.zeros(ncols + 1, dtype=indptr.dtype if nnz < _INT32_MAX else _I64)
+            if nnz:
+                t_indptr[1:] = cupy.cumsum(cupy.bincount(cols, minlength=ncols))
+            return t_indptr, t_indices, (vals[order] if vals is not None else None)
+
+    # ------------------------------------------------------------ mxv: pull
+    def spmv_pull(self, R, x, semiring, rows, swap, out_dtype):
+        if not self._kernel_ok(semiring):
+            with _OOM("the pull SpMV (vectorized path)"):
+                return super().spmv_pull(R, x, semiring, rows, swap, out_dtype)
+        out_dtype = np.dtype(out_dtype)
+        indptr, indices, rvals = R
+        nrows = indptr.shape[0] - 1
+        xvals, xpres = x
+        ra, rx = self._reads(semiring, swap)
+        read_a = bool(ra and rvals is not None)
+        read_x = bool(rx)
+        ta = rvals.dtype if read_a else _BOOL
+        tx = xvals.dtype if read_x else _BOOL
+        with _OOM("the pull SpMV output", nrows):
+            outv = cupy.zeros(nrows, dtype=out_dtype)
+            outp = cupy.zeros(nrows, dtype=bool)
+        if rows is None:
+            nlist, rws, all_rows = nrows, self._dummy(_I64), 1
+        else:
+            rws = _c(rows.astype(np.int64, copy=False))
+            nlist, all_rows = rws.shape[0], 0
+        if nlist == 0 or indices.shape[0] == 0:
+            return outv, outp
+        ip, ix = _c(indptr), _c(indices)
+        warp = indices.shape[0] >= self.PULL_WARP_MIN_DEGREE * max(nrows, 1)
+        key = ("pull", semiring.monoid, semiring.mult, ta, tx, out_dtype, ip.dtype, ix.dtype,
+               bool(swap))
+        fn = self._fn(key, lambda: K.pull_source(semiring, ta, tx, out_dtype, ip.dtype, ix.dtype,
+                                                 swap), "pull_warp" if warp else "pull_thread")
+        fn(_grid(nlist * (32 if warp else 1)), (K.BLOCK,),
+           (ip, ix, _c(rvals) if read_a else self._dummy(ta), np.int32(read_a),
+            _c(xvals) if read_x else self._dummy(tx), np.int32(read_x),
+            _c(xpres) if xpres is not None else self._dummy(_BOOL), np.int32(xpres is not None),
+            rws, np.int32(all_rows), np.int64(nlist), outv, outp))
+        return outv, outp
+
+    # ------------------------------------------------------------ mxv: push
+    @staticmethod
+    def _push_mode(semiring, out_dtype):
+        """How push combines products (see kernels._PUSH), None for the
+        generic sort/reduce path."""
+        m = semiring.monoid
+        if m.is_any:
+            return 0 if (semiring.mult.name == "pair" and not semiring.mult.is_user) else 1
+        if m.is_user:
+            return None
+        name = m.op.name
+        if out_dtype == _BOOL:
+            return 3 if name in ("lor", "max") else 4 if name in ("land", "min") else None
+        if name in ("plus", "min", "max") and K.atomic_ok(out_dtype):
+            return 2
+        return None
+
+    def spmspv_push(self, P, x, semiring, allowed, swap, out_dtype, n_out):
+        out_dtype = np.dtype(out_dtype)
+        indptr, indices, pvals = P
+        xidx, xvals = x
+        nf = xidx.shape[0]
+        mode = self._push_mode(semiring, out_dtype) if self._kernel_ok(semiring) else None
+        if mode is None or nf >= _INT32_MAX:
+            with _OOM("the push SpMSpV (sort/reduce path)"):
+                return super().spmspv_push(P, x, semiring, allowed, swap, out_dtype, n_out)
+        if nf == 0:
+            return cupy.zeros(0, dtype=np.int64), cupy.zeros(0, dtype=out_dtype)
+        ra, rx = self._reads(semiring, swap)
+        read_a = bool(ra and pvals is not None)
+        read_x = bool(rx)
+        ta = pvals.dtype if read_a else _BOOL
+        tx = xvals.dtype if read_x else _BOOL
+        ip, ix = _c(indptr), _c(indices)
+        with _OOM("the push accumulator", n_out):
+            xi = _c(xidx.astype(np.int64, copy=False))
+            off = cupy.empty(nf + 1, dtype=np.int64)
+            off[0] = 0
+            off[1:] = cupy.cumsum((ip[xi + 1] - ip[xi]).astype(np.int64, copy=False))
+            total = int(off[-1])
+            if mode == 2:
+                acc = cupy.full(n_out, semiring.monoid.identity(out_dtype), dtype=out_dtype)
+            elif mode == 4:
+                acc = cupy.ones(n_out, dtype=out_dtype)
+            else:
+                acc = cupy.zeros(n_out, dtype=out_dtype)
+            flags = cupy.zeros(n_out, dtype=bool)
+            win = cupy.full(n_out, _INT32_MAX, dtype=np.int32) if mode == 1 else \
+                self._dummy(_I32)
+        if total:
+            key = ("push", semiring.monoid, semiring.mult, ta, tx, out_dtype, ip.dtype, ix.dtype,
+                   bool(swap), mode)
+            fn = self._fn(key, lambda: K.push_source(semiring, ta, tx, out_dtype, ip.dtype,
+                                                     ix.dtype, swap, mode), "push_edges")
+            args = [ip, ix, _c(pvals) if read_a else self._dummy(ta), np.int32(read_a), xi,
+                    _c(xvals) if read_x else self._dummy(tx), np.int32(read_x), off,
+                    np.int64(nf), np.int64(total),
+                    _c(allowed) if allowed is not None else self._dummy(_BOOL),
+                    np.int32(allowed is not None), acc, flags, win, np.int32(0)]
+            fn(_grid(total), (K.BLOCK,), tuple(args))
+            if mode == 1:
+                args[-1] = np.int32(1)
+                fn(_grid(total), (K.BLOCK,), tuple(args))
+        with _OOM("the push result", n_out):
+            idx = cupy.flatnonzero(flags)
+            return idx, acc[idx]
+
+    # ------------------------------------------------------------ mxm
+    def spgemm(self, A, B, semiring, mask, out_dtype, shape):
+        """The generic ESC path (expand, mask, sort, reduce) on the device,
+        after checking that the expansion fits."""
+        ai, aj, av = A
+        bi, bj, bv = B
+        if aj.shape[0]:
+            blen = (bi[1:] - bi[:-1]).astype(np.int64)
+            flops = int(blen[aj.astype(np.int64)].sum())
+            self.check_alloc(flops * 48, f"SpGEMM's expansion of {flops} products")
+        with _OOM("SpGEMM's expanded products"):
+            return super().spgemm(A, B, semiring, mask, out_dtype, shape)
+
+    def spgemm_dot(self, A, BT, semiring, mask_keys, out_dtype, shape, inner):
+        if not self._kernel_ok(semiring):
+            with _OOM("the masked SpGEMM (vectorized path)"):
+                return super().spgemm_dot(A, BT, semiring, mask_keys, out_dtype, shape, inner)
+        out_dtype = np.dtype(out_dtype)
+        ai, aj, av = A
+        bi, bj, bv = BT
+        nm = mask_keys.shape[0]
+        if nm == 0:
+            return mask_keys[:0], cupy.zeros(0, dtype=out_dtype)
+        m = semiring.mult
+        read_a = bool(m.reads_x and av is not None)
+        read_b = bool(m.reads_y and bv is not None)
+        ta = av.dtype if read_a else _BOOL
+        tb = bv.dtype if read_b else _BOOL
+        ai, aj, bi, bj = _c(ai), _c(aj), _c(bi), _c(bj)
+        mk = _c(mask_keys.astype(np.int64, copy=False))
+        with _OOM("the masked SpGEMM output", nm):
+            outv = cupy.zeros(nm, dtype=out_dtype)
+            outp = cupy.zeros(nm, dtype=bool)
+        key = ("dot", semiring.monoid, m, ta, tb, out_dtype, ai.dtype, aj.dtype, bi.dtype,
+               bj.dtype)
+        fn = self._fn(key, lambda: K.dot_source(semiring, ta, tb, out_dtype, ai.dtype, aj.dtype,
+                                                bi.dtype, bj.dtype), "dot_masked")
+        fn(_grid(nm), (K.BLOCK,),
+           (ai, aj, _c(av) if read_a else self._dummy(ta), np.int32(read_a),
+            bi, bj, _c(bv) if read_b else self._dummy(tb), np.int32(read_b),
+            mk, np.int64(nm), np.int64(shape[1]), outv, outp))
+        with _OOM("the masked SpGEMM result", nm):
+            sel = cupy.flatnonzero(outp)
+            return mk[sel], outv[sel]
+
+    def spmm(self, A, X, semiring, out_dtype):
+        """Sparse A times dense X.  plus_times on floats: cuSPARSE.  Otherwise a
+        generated kernel: *row-split* (a thread per (row, column of X)) or
+        *merge* (a thread per (chunk of SPMM_CHUNK stored entries, column),
+        rows cut by a chunk boundary combined atomically), merge when the mean
+        row length is at least SPMM_CHUNK or a hub row is present; the choice
+        is recorded as ``gb.stats`` "spmm"."""
+        out_dtype = np.dtype(out_dtype)
+        ai, aj, av = A
+        m = ai.shape[0] - 1
+        kdim, ncols = X.shape
+        nnz = aj.shape[0]
+        self.check_alloc(m * ncols * out_dtype.itemsize, f"the {m}x{ncols} SpMM result")
+        with _OOM("the SpMM result", m * ncols):
+            lens = ai[1:] - ai[:-1]
+            pres = lens > 0
+            if nnz == 0 or ncols == 0 or m == 0:
+                return cupy.zeros((m, ncols), dtype=out_dtype), pres
+            mult = semiring.mult
+            if (not semiring.is_user and semiring.monoid.name == "plus" and mult.name == "times"
+                    and av is not None and out_dtype.kind == "f" and X.dtype.kind == "f"
+                    and nnz < _INT32_MAX):
+                stats.record("spmm", "cusparse")
+                S = _csp.csr_matrix((av.astype(out_dtype, copy=False),
+                                     aj.astype(np.int32, copy=False),
+                                     ai.astype(np.int32, copy=False)), shape=(m, kdim))
+                Y = S @ cupy.ascontiguousarray(X, dtype=out_dtype)
+                return cupy.ascontiguousarray(Y, dtype=out_dtype), pres
+            if not self._kernel_ok(semiring):
+                stats.record("spmm", "generic")
+                return super().spmm(A, X, semiring, out_dtype)
+            mean = nnz / m
+            longest = int(lens.max())
+            merge = (not semiring.monoid.is_any and K.atomic_ok(out_dtype)
+                     and (mean >= self.SPMM_CHUNK
+                          or (longest >= self.SPMM_HUB_MIN
+                              and longest > self.SPMM_HUB_FACTOR * mean)))
+            stats.record("spmm", "merge" if merge else "row-split")
+            read_a = bool(mult.reads_x and av is not None)
+            read_x = bool(mult.reads_y)
+            ta = av.dtype if read_a else _BOOL
+            tx = X.dtype if read_x else _BOOL
+            ip, ix = _c(ai), _c(aj)
+            key = ("spmm", semiring.monoid, mult, ta, tx, out_dtype, ip.dtype, ix.dtype, merge)
+            build = lambda: K.spmm_source(semiring, ta, tx, out_dtype, ip.dtype, ix.dtype,  # noqa: E731
+                                          merge)
+            a_arg = _c(av) if read_a else self._dummy(ta)
+            x_arg = _c(X) if read_x else self._dummy(tx)
+            if merge:
+                out = cupy.full((m, ncols), semiring.monoid.identity(out_dtype), dtype=out_dtype)
+                nchunks = (nnz + self.SPMM_CHUNK - 1) // self.SPMM_CHUNK
+                self._fn(key, build, "spmm_merge")(
+                    _grid(nchunks * ncols), (K.BLOCK,),
+                    (ip, ix, a_arg, np.int32(read_a), x_arg, np.int32(read_x), np.int64(m),
+                     np.int64(ncols), np.int64(nnz), np.int64(self.SPMM_CHUNK), out))
+                out = cupy.where(pres[:, None], out, out_dtype.type(0))
+            else:
+                out = cupy.zeros((m, ncols), dtype=out_dtype)
+                self._fn(key, build, "spmm_row")(
+                    _grid(m * ncols), (K.BLOCK,),
+                    (ip, ix, a_arg, np.int32(read_a), x_arg, np.int32(read_x), np.int64(m),
+                     np.int64(ncols), out))
+            return out, pres
+
+
+def _describe(key):
+    parts = []
+    for p in key:
+        if hasattr(p, "name") and not isinstance(p, np.dtype):
+            parts.append(p.name)
+        else:
+            parts.append(str(p))
+    return "(" + ", ".join(parts) + ")"

@@ -1,0 +1,634 @@
+"""CUDA C sources of the GPU backend's kernels.
+
+Every kernel is a fixed template below, compiled together with a short
+generated *prelude* that defines, for one signature,
+
+* the element and index types (``TA``, ``TX``, ``TB``, ``TOUT``, ``IP``, ``IX`` ...);
+* the semiring's ``mult_op(x, y, i, k, j)`` and the monoid's ``add_op(x, y)``,
+  written from C expressions: the table ``_EXPR`` for predefined operators
+  (min/max with the CPU backend's NaN rule: a NaN operand loses), the
+  operator's ``cexpr`` for user-defined ones, ``i``/``k``/``j`` for the
+  positional ones (firsti = row of the first operand, firstj = secondi = the
+  inner index, secondj = column of the second operand);
+* compile-time flags: ``IS_ANY`` (stop at the first term), ``HAS_TERM`` and
+  ``TERM`` (the monoid's terminal value: early exit), ``SWAP`` (vxm: the vector
+  is the first operand), ``MODE`` (how push combines products).
+
+The backend compiles one module per signature once (``cupy.RawModule``) and
+keeps it in a dict: no source is generated on a call that has run before.
+Nothing here imports CuPy, so the sources can be checked with ``nvcc`` on a
+machine without a GPU (see tests/test_backend_parity.py).
+
+Operand typing follows the generic (vectorized) path: a multiply computes in
+the NumPy result type of its two operand types (arithmetic ones in int64 for
+two bools), then casts to the semiring's output type; the monoid works in the
+output type.
+"""
+import math
+
+import numpy as np
+
+from ... import dtypes
+from ...errors import MissingKernel
+
+_FMIN = "(x < y ? x : (y == y ? y : x))"
+_FMAX = "(x > y ? x : (y == y ? y : x))"
+
+# C expressions (in x, y) of the predefined binary operators the kernels run.
+# div and pow are left to the vectorized path (integer division by zero and
+# integer powers have GraphBLAS/NumPy semantics that C does not share).
+_EXPR = {
+    "times": "x * y", "plus": "x + y", "minus": "x - y", "rminus": "y - x",
+    "min": _FMIN, "max": _FMAX, "first": "x", "second": "y", "any": "x", "pair": "1",
+    "land": "((bool)x && (bool)y)", "lor": "((bool)x || (bool)y)",
+    "lxor": "((bool)x != (bool)y)", "lxnor": "((bool)x == (bool)y)",
+    "eq": "(x == y)", "ne": "(x != y)", "lt": "(x < y)", "le": "(x <= y)",
+    "gt": "(x > y)", "ge": "(x >= y)",
+}
+_POSITIONAL = {"firsti": "i", "firstj": "k", "secondi": "k", "secondj": "j"}
+
+# warp-shuffle carrier type per element type (value-preserving casts)
+_SHFL = {"b1": "int", "i1": "int", "i2": "int", "i4": "int", "u1": "unsigned int",
+         "u2": "unsigned int", "u4": "unsigned int", "i8": "long long",
+         "u8": "unsigned long long", "f4": "float", "f8": "double"}
+
+BLOCK = 256
+
+
+def _code(dt):
+    dt = np.dtype(dt)
+    return dt.kind + str(dt.itemsize)
+
+
+def ctype(dt):
+    return dtypes.ctype(np.dtype(dt))
+
+
+def literal(value, dt):
+    """A C literal of ``value`` in type ``dt`` (inf/nan through bit patterns,
+    so no math header is needed under NVRTC)."""
+    dt = np.dtype(dt)
+    if dt.kind == "b":
+        return "true" if bool(value) else "false"
+    if dt.kind == "f":
+        v = float(value)
+        if dt.itemsize == 4:
+            if math.isnan(v):
+                return "__int_as_float(0x7fc00000)"
+            if math.isinf(v):
+                return "__int_as_float(0x7f800000)" if v > 0 else "__int_as_float((int)0xff800000u)"
+            return f"((float){v!r})"
+        if math.isnan(v):
+            return "__longlong_as_double(0x7ff8000000000000LL)"
+        if math.isinf(v):
+            return ("__longlong_as_double(0x7ff0000000000000LL)" if v > 0 else
+                    "__longlong_as_double((long long)0xfff0000000000000ULL)")
+        return f"((double){v!r})"
+    v = int(value)
+    if dt.kind == "u":
+        return f"(({ctype(dt)}){v}ULL)"
+    if v == -2**63:
+        return "(-9223372036854775807LL - 1)"
+    return f"(({ctype(dt)}){v}LL)"
+
+
+# ---------------------------------------------------------------- operators
+def op_expr(op, what="operator"):
+    """C expression of a BinaryOp, or None when the kernels do not run it
+    (the backend then takes the vectorized path).  A user-defined operator
+    without a CUDA expression raises :class:`MissingKernel`."""
+    if op.positional is not None:
+        return _POSITIONAL[op.positional]
+    if op.is_user:
+        if op.cexpr is None:
+            raise MissingKernel(f"user-defined {what} {op.name!r} has no CUDA expression "
+                                "(cuda_expr=...), so it cannot run on a GPU object; give one "
+                                "or move the objects with .to('cpu')")
+        return op.cexpr
+    return _EXPR.get(op.name)
+
+
+def reduce_expr(op):
+    """C expression for a segmented reduction with any BinaryOp (predefined
+    ones outside ``_EXPR``, e.g. div, use their own C expression)."""
+    expr = op_expr(op, "monoid operator")
+    if expr is None:
+        expr = op.cexpr
+    if expr is None:
+        raise MissingKernel(f"no GPU reduction for operator {op.name!r}")
+    return expr
+
+
+def compute_type(op, tl, tr):
+    """The type a multiply computes in (before the cast to the output type)."""
+    if op.positional is not None:
+        return dtypes.INT64
+    t = np.result_type(np.dtype(tl), np.dtype(tr))
+    if op.result == "arith" and t == dtypes.BOOL:
+        return dtypes.INT64
+    return t
+
+
+def _typedefs(**types):
+    return "".join(f"typedef {ctype(dt)} {name};\n" for name, dt in types.items())
+
+
+_COMMON = r"""
+typedef long long i64;
+#define FULL_MASK 0xffffffffu
+"""
+
+
+def _mult_fn(mult, tl, tr):
+    expr = op_expr(mult, "multiply operator")
+    tc = compute_type(mult, tl, tr)
+    return f"""
+__device__ __forceinline__ TOUT mult_op(TL x_in, TR y_in, i64 i, i64 k, i64 j) {{
+    typedef {ctype(tc)} TC;
+    TC x = (TC)x_in; TC y = (TC)y_in;
+    (void)x; (void)y; (void)i; (void)k; (void)j;
+    return (TOUT)({expr});
+}}
+"""
+
+
+def _add_fn(op):
+    expr = reduce_expr(op)
+    return f"""
+__device__ __forceinline__ TOUT add_op(TOUT x, TOUT y) {{
+    (void)x; (void)y;
+    return (TOUT)({expr});
+}}
+"""
+
+
+def _warp_fns(tout):
+    sh = _SHFL[_code(tout)]
+    return f"""
+__device__ __forceinline__ TOUT shfl_down_out(TOUT v, int d) {{
+    return (TOUT)__shfl_down_sync(FULL_MASK, ({sh})v, d);
+}}
+__device__ __forceinline__ TOUT shfl_idx_out(TOUT v, int s) {{
+    return (TOUT)__shfl_sync(FULL_MASK, ({sh})v, s);
+}}
+__device__ __forceinline__ void warp_combine(TOUT& acc, bool& found) {{
+    for (int d = 16; d > 0; d >>= 1) {{
+        TOUT o = shfl_down_out(acc, d);
+        int of = __shfl_down_sync(FULL_MASK, (int)found, d);
+        if (of) {{
+            if (found) acc = add_op(acc, o); else {{ acc = o; found = true; }}
+        }}
+    }}
+}}
+"""
+
+
+_NATIVE_ATOMIC = {
+    ("plus", "f4"): "atomicAdd(addr, v);", ("plus", "f8"): "atomicAdd(addr, v);",
+    ("plus", "i4"): "atomicAdd(addr, v);", ("plus", "u4"): "atomicAdd(addr, v);",
+    ("plus", "u8"): "atomicAdd(addr, v);",
+    ("plus", "i8"): "atomicAdd((unsigned long long*)addr, (unsigned long long)v);",
+    ("min", "i4"): "atomicMin(addr, v);", ("min", "u4"): "atomicMin(addr, v);",
+    ("min", "i8"): "atomicMin(addr, v);", ("min", "u8"): "atomicMin(addr, v);",
+    ("max", "i4"): "atomicMax(addr, v);", ("max", "u4"): "atomicMax(addr, v);",
+    ("max", "i8"): "atomicMax(addr, v);", ("max", "u8"): "atomicMax(addr, v);",
+}
+
+_BITS = {
+    "f4": ("unsigned int", "__float_as_uint(v)", "__uint_as_float(b)"),
+    "f8": ("unsigned long long", "((unsigned long long)__double_as_longlong(v))",
+           "__longlong_as_double((long long)(b))"),
+    "i4": ("unsigned int", "((unsigned int)(v))", "((TOUT)(b))"),
+    "u4": ("unsigned int", "((unsigned int)(v))", "((TOUT)(b))"),
+    "i8": ("unsigned long long", "((unsigned long long)(v))", "((TOUT)(b))"),
+    "u8": ("unsigned long long", "((unsigned long long)(v))", "((TOUT)(b))"),
+}
+
+
+def atomic_ok(tout):
+    return _code(tout) in _BITS
+
+
+def _atomic_fn(op, tout):
+    """``atomic_combine(addr, v)``: *addr = add_op(*addr, v), atomically (a
+    native atomic where CUDA has one, else a compare-and-swap loop)."""
+    code = _code(tout)
+    name = None if op.is_user else op.name
+    native = _NATIVE_ATOMIC.get((name, code))
+    if native is not None:
+        return f"""
+__device__ __forceinline__ void atomic_combine(TOUT* addr, TOUT v) {{ {native} }}
+"""
+    bits, to_bits, from_bits = _BITS[code]
+    return f"""
+__device__ __forceinline__ {bits} to_bits(TOUT v) {{ return {to_bits}; }}
+__device__ __forceinline__ TOUT from_bits({bits} b) {{ return {from_bits}; }}
+__device__ __forceinline__ void atomic_combine(TOUT* addr, TOUT v) {{
+    {bits}* a = ({bits}*)addr;
+    {bits} old = *a, assumed;
+    do {{
+        assumed = old;
+        {bits} nb = to_bits(add_op(from_bits(assumed), v));
+        if (nb == assumed) return;
+        old = atomicCAS(a, assumed, nb);
+    }} while (old != assumed);
+}}
+"""
+
+
+def _flags(monoid, tout):
+    """IS_ANY / HAS_TERM / TERM defines for a monoid in type ``tout``."""
+    is_any = monoid.is_any
+    term = None if is_any else monoid.terminal(np.dtype(tout))
+    lines = [f"#define IS_ANY {1 if is_any else 0}",
+             f"#define HAS_TERM {0 if term is None else 1}",
+             f"#define TERM {literal(term, tout) if term is not None else '((TOUT)0)'}"]
+    return "\n".join(lines) + "\n"
+
+
+_COMBINE = r"""
+#define COMBINE(v) do { TOUT v_ = (v); if (found) acc = add_op(acc, v_); \
+                        else { acc = v_; found = true; } } while (0)
+#define STOP (IS_ANY || (HAS_TERM && acc == TERM))
+"""
+
+
+# ---------------------------------------------------------------- mxv: pull
+_PULL = r"""
+__device__ __forceinline__ TOUT prod_op(TA a, TX xv, i64 r, i64 c) {
+#if SWAP
+    return mult_op(xv, a, 0, c, r);
+#else
+    return mult_op(a, xv, r, c, 0);
+#endif
+}
+
+// one thread per listed row; early exit at the terminal value / first term
+extern "C" __global__ void pull_thread(
+    const IP* __restrict__ indptr, const IX* __restrict__ indices,
+    const TA* __restrict__ avals, int read_a, const TX* __restrict__ xvals, int read_x,
+    const bool* __restrict__ xpres, int has_pres, const i64* __restrict__ rows, int all_rows,
+    i64 nlist, TOUT* __restrict__ outv, bool* __restrict__ outp)
+{
+    i64 t = (i64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= nlist) return;
+    i64 r = all_rows ? t : rows[t];
+    i64 p1 = (i64)indptr[r + 1];
+    bool found = false;
+    TOUT acc = (TOUT)0;
+    for (i64 p = (i64)indptr[r]; p < p1; ++p) {
+        i64 c = (i64)indices[p];
+        if (has_pres && !xpres[c]) continue;
+        COMBINE(prod_op(read_a ? avals[p] : (TA)0, read_x ? xvals[c] : (TX)0, r, c));
+        if (STOP) break;
+    }
+    if (found) { outv[r] = acc; outp[r] = true; }
+}
+
+// one warp per listed row (long rows): lanes stride over the row; the warp
+// stops together once any lane reaches the terminal value; for `any` the
+// first term in row order wins (ballot + lowest lane)
+extern "C" __global__ void pull_warp(
+    const IP* __restrict__ indptr, const IX* __restrict__ indices,
+    const TA* __restrict__ avals, int read_a, const TX* __restrict__ xvals, int read_x,
+    const bool* __restrict__ xpres, int has_pres, const i64* __restrict__ rows, int all_rows,
+    i64 nlist, TOUT* __restrict__ outv, bool* __restrict__ outp)
+{
+    i64 w = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    int lane = threadIdx.x & 31;
+    if (w >= nlist) return;
+    i64 r = all_rows ? w : rows[w];
+    i64 p0 = (i64)indptr[r], p1 = (i64)indptr[r + 1];
+    bool found = false;
+    TOUT acc = (TOUT)0;
+    for (i64 base = p0; base < p1; base += 32) {
+        i64 p = base + lane;
+        bool has = false;
+        TOUT v = (TOUT)0;
+        if (p < p1) {
+            i64 c = (i64)indices[p];
+            if (!has_pres || xpres[c]) {
+                v = prod_op(read_a ? avals[p] : (TA)0, read_x ? xvals[c] : (TX)0, r, c);
+                has = true;
+            }
+        }
+#if IS_ANY
+        unsigned int b = __ballot_sync(FULL_MASK, has);
+        if (b) {
+            TOUT first = shfl_idx_out(v, __ffs(b) - 1);
+            if (lane == 0) { outv[r] = first; outp[r] = true; }
+            return;
+        }
+#else
+        if (has) COMBINE(v);
+#if HAS_TERM
+        if (__any_sync(FULL_MASK, found && acc == TERM)) break;
+#endif
+#endif
+    }
+#if !IS_ANY
+    warp_combine(acc, found);
+    if (lane == 0 && found) { outv[r] = acc; outp[r] = true; }
+#endif
+}
+"""
+
+
+def pull_source(semiring, ta, tx, tout, ip, ix, swap):
+    tl, tr = (tx, ta) if swap else (ta, tx)
+    return (_COMMON + _typedefs(TA=ta, TX=tx, TOUT=tout, IP=ip, IX=ix, TL=tl, TR=tr)
+            + f"#define SWAP {1 if swap else 0}\n" + _flags(semiring.monoid, tout) + _COMBINE
+            + _mult_fn(semiring.mult, tl, tr) + _add_fn(semiring.monoid.op) + _warp_fns(tout)
+            + _PULL)
+
+
+# ---------------------------------------------------------------- mxv: push
+# MODE 0: any with a constant product (pair): plain stores
+# MODE 1: any: phase 0 elects the first frontier entry per output (atomicMin on
+#         its position, as the CPU's in-order scatter), phase 1 lets it write
+# MODE 2: atomics into an accumulator pre-filled with the identity
+# MODE 3: bool "or" (lor, max): store true;  MODE 4: bool "and" (land, min): store false
+_PUSH = r"""
+__device__ __forceinline__ TOUT prod_op(TA a, TX xv, i64 r, i64 c) {
+#if SWAP
+    return mult_op(xv, a, 0, c, r);
+#else
+    return mult_op(a, xv, r, c, 0);
+#endif
+}
+
+// one thread per frontier EDGE: off = exclusive scan of the frontier's row
+// lengths (nf + 1 entries), so a hub row is spread over many threads
+extern "C" __global__ void push_edges(
+    const IP* __restrict__ indptr, const IX* __restrict__ indices,
+    const TA* __restrict__ pvals, int read_a, const i64* __restrict__ xidx,
+    const TX* __restrict__ xvals, int read_x, const i64* __restrict__ off, i64 nf, i64 total,
+    const bool* __restrict__ allowed, int has_allowed, TOUT* __restrict__ acc,
+    bool* __restrict__ flags, int* __restrict__ win, int phase)
+{
+    i64 e = (i64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (e >= total) return;
+    i64 lo = 0, hi = nf;            // largest t with off[t] <= e
+    while (hi - lo > 1) {
+        i64 mid = (lo + hi) >> 1;
+        if (off[mid] <= e) lo = mid; else hi = mid;
+    }
+    i64 t = lo;
+    i64 c = xidx[t];
+    i64 p = (i64)indptr[c] + (e - off[t]);
+    i64 r = (i64)indices[p];
+    if (has_allowed && !allowed[r]) return;
+#if MODE == 1
+    if (phase == 0) { atomicMin(win + r, (int)t); flags[r] = true; return; }
+    if (win[r] != (int)t) return;
+#endif
+    TOUT v = prod_op(read_a ? pvals[p] : (TA)0, read_x ? xvals[t] : (TX)0, r, c);
+#if MODE == 0 || MODE == 1
+    acc[r] = v;
+    flags[r] = true;
+#elif MODE == 2
+    atomic_combine(acc + r, v);
+    flags[r] = true;
+#elif MODE == 3
+    if (v) acc[r] = true;
+    flags[r] = true;
+#else
+    if (!v) acc[r] = false;
+    flags[r] = true;
+#endif
+}
+"""
+
+
+def push_source(semiring, ta, tx, tout, ip, ix, swap, mode):
+    tl, tr = (tx, ta) if swap else (ta, tx)
+    src = (_COMMON + _typedefs(TA=ta, TX=tx, TOUT=tout, IP=ip, IX=ix, TL=tl, TR=tr)
+           + f"#define SWAP {1 if swap else 0}\n#define MODE {mode}\n"
+           + _mult_fn(semiring.mult, tl, tr) + _add_fn(semiring.monoid.op))
+    if mode == 2:
+        src += _atomic_fn(semiring.monoid.op, tout)
+    return src + _PUSH
+
+
+# ---------------------------------------------------------------- masked dot SpGEMM
+_DOT = r"""
+// one thread per mask entry (i, j): intersect row i of A with row j of B^T;
+// a linear merge when the rows have similar lengths, else binary searches of
+// the shorter row's indices in the longer one; early exit
+extern "C" __global__ void dot_masked(
+    const IPA* __restrict__ ai, const IXA* __restrict__ aj, const TA* __restrict__ av, int read_a,
+    const IPB* __restrict__ bi, const IXB* __restrict__ bj, const TB* __restrict__ bv, int read_b,
+    const i64* __restrict__ mkeys, i64 nm, i64 ncols, TOUT* __restrict__ outv,
+    bool* __restrict__ outp)
+{
+    i64 t = (i64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= nm) return;
+    i64 key = mkeys[t];
+    i64 i = key / ncols, j = key - i * ncols;
+    i64 p = (i64)ai[i], pe = (i64)ai[i + 1], q = (i64)bi[j], qe = (i64)bi[j + 1];
+    i64 la = pe - p, lb = qe - q;
+    bool found = false;
+    TOUT acc = (TOUT)0;
+    if (la > 0 && lb > 0) {
+        if (la * 8 < lb) {
+            for (; p < pe; ++p) {
+                i64 k = (i64)aj[p];
+                i64 lo = q, hi = qe;
+                while (lo < hi) { i64 mid = (lo + hi) >> 1; if ((i64)bj[mid] < k) lo = mid + 1; else hi = mid; }
+                q = lo;
+                if (q >= qe) break;
+                if ((i64)bj[q] == k) {
+                    COMBINE(mult_op(read_a ? av[p] : (TA)0, read_b ? bv[q] : (TB)0, i, k, j));
+                    if (STOP) break;
+                    ++q;
+                }
+            }
+        } else if (lb * 8 < la) {
+            for (; q < qe; ++q) {
+                i64 k = (i64)bj[q];
+                i64 lo = p, hi = pe;
+                while (lo < hi) { i64 mid = (lo + hi) >> 1; if ((i64)aj[mid] < k) lo = mid + 1; else hi = mid; }
+                p = lo;
+                if (p >= pe) break;
+                if ((i64)aj[p] == k) {
+                    COMBINE(mult_op(read_a ? av[p] : (TA)0, read_b ? bv[q] : (TB)0, i, k, j));
+                    if (STOP) break;
+                    ++p;
+                }
+            }
+        } else {
+            while (p < pe && q < qe) {
+                i64 ka = (i64)aj[p], kb = (i64)bj[q];
+                if (ka < kb) ++p;
+                else if (kb < ka) ++q;
+                else {
+                    COMBINE(mult_op(read_a ? av[p] : (TA)0, read_b ? bv[q] : (TB)0, i, ka, j));
+                    if (STOP) break;
+                    ++p; ++q;
+                }
+            }
+        }
+    }
+    if (found) { outv[t] = acc; outp[t] = true; }
+}
+"""
+
+
+def dot_source(semiring, ta, tb, tout, ipa, ixa, ipb, ixb):
+    return (_COMMON + _typedefs(TA=ta, TB=tb, TOUT=tout, IPA=ipa, IXA=ixa, IPB=ipb, IXB=ixb,
+                                TL=ta, TR=tb)
+            + _flags(semiring.monoid, tout) + _COMBINE + _mult_fn(semiring.mult, ta, tb)
+            + _add_fn(semiring.monoid.op) + _DOT)
+
+
+# ---------------------------------------------------------------- SpMM (A sparse, X dense)
+_SPMM = r"""
+// row-split: one thread per (row, column of X); consecutive threads take
+// consecutive columns, so reads of X are coalesced
+extern "C" __global__ void spmm_row(
+    const IP* __restrict__ ai, const IX* __restrict__ aj, const TA* __restrict__ av, int read_a,
+    const TX* __restrict__ X, int read_x, i64 m, i64 ncols, TOUT* __restrict__ out)
+{
+    i64 t = (i64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= m * ncols) return;
+    i64 r = t / ncols, col = t - r * ncols;
+    i64 p1 = (i64)ai[r + 1];
+    bool found = false;
+    TOUT acc = (TOUT)0;
+    for (i64 p = (i64)ai[r]; p < p1; ++p) {
+        i64 k = (i64)aj[p];
+        COMBINE(mult_op(read_a ? av[p] : (TA)0, read_x ? X[k * ncols + col] : (TX)0, r, k, col));
+        if (STOP) break;
+    }
+    if (found) out[t] = acc;
+}
+
+#if MERGE
+// nonzero-split ("merge"): one thread per (chunk of `chunk` stored entries,
+// column of X); rows wholly inside the chunk are stored, rows cut by a chunk
+// boundary are combined atomically into `out` (pre-filled with the identity)
+extern "C" __global__ void spmm_merge(
+    const IP* __restrict__ ai, const IX* __restrict__ aj, const TA* __restrict__ av, int read_a,
+    const TX* __restrict__ X, int read_x, i64 m, i64 ncols, i64 nnz, i64 chunk,
+    TOUT* __restrict__ out)
+{
+    i64 t = (i64)blockIdx.x * blockDim.x + threadIdx.x;
+    i64 nchunks = (nnz + chunk - 1) / chunk;
+    if (t >= nchunks * ncols) return;
+    i64 ch = t / ncols, col = t - ch * ncols;
+    i64 p0 = ch * chunk, p1 = p0 + chunk < nnz ? p0 + chunk : nnz;
+    i64 lo = 0, hi = m;             // first row r with ai[r + 1] > p0
+    while (lo < hi) { i64 mid = (lo + hi) >> 1; if ((i64)ai[mid + 1] <= p0) lo = mid + 1; else hi = mid; }
+    i64 r = lo, p = p0;
+    while (p < p1 && r < m) {
+        i64 rs = (i64)ai[r], re = (i64)ai[r + 1];
+        i64 end = re < p1 ? re : p1;
+        bool found = false;
+        TOUT acc = (TOUT)0;
+        for (; p < end; ++p) {
+            i64 k = (i64)aj[p];
+            COMBINE(mult_op(read_a ? av[p] : (TA)0, read_x ? X[k * ncols + col] : (TX)0, r, k, col));
+        }
+        if (found) {
+            TOUT* dst = out + r * ncols + col;
+            if (rs >= p0 && re <= p1) *dst = acc; else atomic_combine(dst, acc);
+        }
+        ++r;
+        while (r < m && (i64)ai[r + 1] <= p) ++r;
+    }
+}
+#endif
+"""
+
+
+def spmm_source(semiring, ta, tx, tout, ip, ix, merge):
+    src = (_COMMON + _typedefs(TA=ta, TX=tx, TOUT=tout, IP=ip, IX=ix, TL=ta, TR=tx)
+           + f"#define MERGE {1 if merge else 0}\n" + _flags(semiring.monoid, tout) + _COMBINE
+           + _mult_fn(semiring.mult, ta, tx) + _add_fn(semiring.monoid.op))
+    if merge:
+        src += _atomic_fn(semiring.monoid.op, tout)
+    return src + _SPMM
+
+
+# ---------------------------------------------------------------- segmented reduction
+_SEG = r"""
+// thread per segment, left to right (also for non-commutative operators)
+extern "C" __global__ void seg_thread(const TOUT* __restrict__ vals, const i64* __restrict__ starts,
+                                      i64 ns, i64 n, TOUT* __restrict__ out)
+{
+    i64 s = (i64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (s >= ns) return;
+    i64 a = starts[s], b = s + 1 < ns ? starts[s + 1] : n;
+    TOUT acc = vals[a];
+    for (i64 p = a + 1; p < b; ++p) acc = add_op(acc, vals[p]);
+    out[s] = acc;
+}
+
+// warp per segment (long segments, commutative monoids)
+extern "C" __global__ void seg_warp(const TOUT* __restrict__ vals, const i64* __restrict__ starts,
+                                    i64 ns, i64 n, TOUT* __restrict__ out)
+{
+    i64 w = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    int lane = threadIdx.x & 31;
+    if (w >= ns) return;
+    i64 a = starts[w], b = w + 1 < ns ? starts[w + 1] : n;
+    bool found = false;
+    TOUT acc = (TOUT)0;
+    for (i64 p = a + lane; p < b; p += 32) COMBINE(vals[p]);
+    warp_combine(acc, found);
+    if (lane == 0) out[w] = acc;
+}
+
+// 2-D values (segments of rows): thread per (segment, column)
+extern "C" __global__ void seg_2d(const TOUT* __restrict__ vals, const i64* __restrict__ starts,
+                                  i64 ns, i64 n, i64 ncols, TOUT* __restrict__ out)
+{
+    i64 t = (i64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= ns * ncols) return;
+    i64 s = t / ncols, col = t - s * ncols;
+    i64 a = starts[s], b = s + 1 < ns ? starts[s + 1] : n;
+    TOUT acc = vals[a * ncols + col];
+    for (i64 p = a + 1; p < b; ++p) acc = add_op(acc, vals[p * ncols + col]);
+    out[t] = acc;
+}
+"""
+
+
+def segreduce_source(op, t):
+    return (_COMMON + _typedefs(TOUT=t) + "#define IS_ANY 0\n#define HAS_TERM 0\n"
+            "#define TERM ((TOUT)0)\n" + _COMBINE + _add_fn(op) + _warp_fns(t) + _SEG)
+
+
+# ---------------------------------------------------------------- structure
+_ROWS_OF = r"""
+// row of every stored entry: the first r with indptr[r + 1] > p
+extern "C" __global__ void rows_of(const IP* __restrict__ indptr, i64 nrows, i64 nnz,
+                                   i64* __restrict__ out)
+{
+    i64 p = (i64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (p >= nnz) return;
+    i64 lo = 0, hi = nrows;
+    while (lo < hi) { i64 mid = (lo + hi) >> 1; if ((i64)indptr[mid + 1] <= p) lo = mid + 1; else hi = mid; }
+    out[p] = lo;
+}
+"""
+
+
+def rows_of_source(ip):
+    return _COMMON + _typedefs(IP=ip) + _ROWS_OF
+
+
+# ---------------------------------------------------------------- user elementwise ops
+def elementwise_body(op, out_dtype, index=False):
+    """Body of a ``cupy.ElementwiseKernel`` for a user-defined unary, binary or
+    index-unary operator (parameters x, y, thunk, and for index-unary ones
+    gb_i, gb_j -- CuPy reserves ``i`` -- seen by the expression as i, j;
+    output z)."""
+    if op.cexpr is None:
+        raise MissingKernel(f"user-defined operator {op.name!r} has no CUDA expression "
+                            "(cuda_expr=...), so it cannot run on a GPU object; give one or "
+                            "move the objects with .to('cpu')")
+    z = f"z = ({ctype(out_dtype)})({op.cexpr});"
+    if index:
+        return "{ const long long i = gb_i; const long long j = gb_j; (void)i; (void)j; " + z + " }"
+    return z
