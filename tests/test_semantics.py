@@ -331,6 +331,9 @@ def test_assign(device, data):
         value = d(bound_scalars)
         value_r = value
         inputs = []
+    elif region == shape and d(st.booleans()):
+        value_r, value = C_r.copy(), C           # the value aliases the output
+        inputs = []
     else:
         value_r, value = d(operands(region, device))
         inputs = [(value_r, value)]
