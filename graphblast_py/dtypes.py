@@ -36,6 +36,8 @@ tests/test_vs_graphblas.py; everything else there agrees, dtype included):
 * ``ewise_union(..., left_default, right_default)`` with Python int defaults
   on int32 operands stays int32; python-graphblas types the defaults as
   int64 and returns int64.
+* ``pair`` keeps the input type (``any_pair`` on bool gives bool);
+  python-graphblas gives int64 for ``any_pair`` on bool.
 * ``any`` (monoid or binary) returns one of the candidate values; which one
   may differ between the libraries (and between push and pull).
 """
