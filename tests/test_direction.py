@@ -261,3 +261,33 @@ def test_spmm_matches_scipy(device, width):
     # SpMM equals the sparse product of the same matrices
     assert A.mxm(B, gb.semiring.plus_times, method="saxpy").isclose(C, rel_tol=1e-12,
                                                                       abs_tol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["min_times", "max_plus", "plus_times", "times_times"])
+def test_int32_wraps_alike_in_every_path(device, name):
+    """Products and sums wrap in the output type (int32 here) whichever path
+    computes them: push, pull, saxpy, dot and the reference's NumPy int32."""
+    big = np.array([2**16, 2**15, 3, 2**30, -(2**31) + 1], dtype=np.int32)
+    A = gb.Matrix.from_coo([0, 0, 0, 1, 1], [0, 1, 2, 1, 2], big, 2, 3, device=device)
+    u = gb.Vector.from_coo([0, 1, 2], np.array([2**15, 4, 2**20], dtype=np.int32), 3,
+                           device=device)
+    add, mult = name.split("_")
+    ops = {"times": np.multiply, "plus": np.add, "min": np.minimum, "max": np.maximum}
+    want = []
+    with np.errstate(over="ignore"):
+        for i in range(2):
+            r, c, v = coo(A)
+            terms = [ops[mult](np.int32(v[t]), np.int32(coo(u)[1][c[t]])) for t in range(len(r))
+                     if r[t] == i]
+            acc = terms[0]
+            for x in terms[1:]:
+                acc = np.int32(ops[add](acc, x))
+            want.append(int(acc))
+    for direction in ("push", "pull"):
+        w = A.mxv(u, gb.semiring[name], direction=direction)
+        assert w.dtype == np.int32 and coo(w)[1].tolist() == want, direction
+    U = gb.Matrix.from_coo([0, 1, 2], [0, 0, 0], coo(u)[1], 3, 1, device=device)
+    full = gb.Matrix.from_coo([0, 1], [0, 0], True, 2, 1, device=device)
+    for method in ("saxpy", "dot"):
+        C = A.mxm(U, gb.semiring[name], method=method, mask=full.S)
+        assert coo(C)[2].tolist() == want, method

@@ -75,6 +75,7 @@ def _add(op, a, b):
 @njit(inline="always", cache=True)
 def _pull_row(r, indptr, indices, avals, read_a, xvals, xpres, has_pres, addop, multop, swap,
               term, has_term, is_any, outv, outp):
+    T = outv.dtype.type     # products and sums wrap in the output type (int32 stays int32)
     found = False
     acc = outv[r]
     for p in range(indptr[r], indptr[r + 1]):
@@ -83,11 +84,11 @@ def _pull_row(r, indptr, indices, avals, read_a, xvals, xpres, has_pres, addop, 
             continue
         a = avals[p] if read_a else avals[0]
         if swap:
-            prod = _mult(multop, xvals[c], a, 0, c, r)
+            prod = T(_mult(multop, xvals[c], a, 0, c, r))
         else:
-            prod = _mult(multop, a, xvals[c], r, c, 0)
+            prod = T(_mult(multop, a, xvals[c], r, c, 0))
         if found:
-            acc = _add(addop, acc, prod)
+            acc = T(_add(addop, acc, prod))
         else:
             acc = prod
             found = True
@@ -124,6 +125,7 @@ def push(indptr, indices, pvals, read_p, xidx, xvals, allowed, has_allowed, addo
     """Scatter P(c, :) * x(c) for every stored x(c) into a dense accumulator;
     the mask (``allowed``) is tested before each product.  Returns the number
     of touched outputs (their indices are in ``touched[:n]``, unsorted)."""
+    T = outv.dtype.type
     nt = 0
     for t in range(xidx.shape[0]):
         c = xidx[t]
@@ -136,11 +138,11 @@ def push(indptr, indices, pvals, read_p, xidx, xvals, allowed, has_allowed, addo
                 continue
             a = pvals[p] if read_p else pvals[0]
             if swap:
-                prod = _mult(multop, xv, a, 0, c, r)
+                prod = T(_mult(multop, xv, a, 0, c, r))
             else:
-                prod = _mult(multop, a, xv, r, c, 0)
+                prod = T(_mult(multop, a, xv, r, c, 0))
             if outp[r]:
-                outv[r] = _add(addop, outv[r], prod)
+                outv[r] = T(_add(addop, outv[r], prod))
             else:
                 outv[r] = prod
                 outp[r] = True
@@ -156,6 +158,7 @@ def _dot_entry(t, ai, aj, av, read_a, bi, bj, bv, read_b, i, j, addop, multop, t
     pe = ai[i + 1]
     q = bi[j]
     qe = bi[j + 1]
+    T = outv.dtype.type
     found = False
     acc = outv[t]
     while p < pe and q < qe:
@@ -166,10 +169,10 @@ def _dot_entry(t, ai, aj, av, read_a, bi, bj, bv, read_b, i, j, addop, multop, t
         elif kb < ka:
             q += 1
         else:
-            prod = _mult(multop, av[p] if read_a else av[0], bv[q] if read_b else bv[0],
-                         i, ka, j)
+            prod = T(_mult(multop, av[p] if read_a else av[0], bv[q] if read_b else bv[0],
+                           i, ka, j))
             if found:
-                acc = _add(addop, acc, prod)
+                acc = T(_add(addop, acc, prod))
             else:
                 acc = prod
                 found = True
