@@ -408,3 +408,60 @@ def test_kronecker(device, data):
     note(f"kronecker {op}")
     check(spec, A.kronecker(B, gb.binary[op], **spec.kw), R.kronecker(A_r, B_r, op),
           [(A_r, A), (B_r, B)])
+
+
+# ---------------------------------------------------------------- user-defined operators
+def _user_ops():
+    ad = gb.BinaryOp.register("absdiff_sem", lambda x, y: abs(x - y), "(x > y ? x - y : y - x)")
+    mx = gb.BinaryOp.register("mymax_sem", lambda x, y: x if x > y else y, "(x > y ? x : y)")
+    mon = gb.Monoid.register("mymax_sem", mx, identity=gb.dtypes.min_value)
+    return dict(ad=ad, mon=mon, sr=gb.Semiring.register("mymax_absdiff", mon, ad),
+                sr2=gb.Semiring.register("plus_absdiff", gb.monoid.plus, ad),
+                neg=gb.UnaryOp.register("neg_sem", lambda x: -x, "-x"),
+                even=gb.IndexUnaryOp.register("evenrow_sem", lambda x, i, j, t: (i % 2) == t,
+                                              "((i % 2) == thunk)"))
+
+
+def test_user_defined_operators(device):
+    """Python functions (numba on the CPU, the C expression on the GPU) in every
+    role: semiring multiply and add, monoid, unary, bound binary, index-unary,
+    accum -- checked against the reference model's definitions."""
+    U = _user_ops()
+    dense = np.array([[1.0, 0, 5], [0, 3, 0], [2, 0, 0]])
+    A_r = R.Ref(dense, dense != 0)
+    u_r = R.Ref(np.array([4.0, 1, 2]), np.ones(3, bool))
+    A, u = R.to_lib(A_r, "sparse", device), R.to_lib(u_r, "dense", device)
+    absd = lambda x, y: abs(x - y)  # noqa: E731
+
+    def semiring_ref(add, X, Y):
+        m, n = X.shape[0], Y.shape[1]
+        out = {}
+        for i in range(m):
+            for j in range(n):
+                terms = [absd(X.vals[i, k], Y.vals[k, j]) for k in range(X.shape[1])
+                         if X.present[i, k] and Y.present[k, j]]
+                if terms:
+                    out[(i, j)] = add(terms)
+        return out
+    col = R.Ref(u_r.vals[:, None], u_r.present[:, None])
+    for direction in ("push", "pull"):
+        for sr, add in ((U["sr"], max), (U["sr2"], sum)):
+            want = semiring_ref(add, A_r, col)
+            w = A.mxv(u, sr, direction=direction)
+            got = dict(zip(R._host(w.to_coo()[0]).tolist(), R._host(w.to_coo()[1]).tolist()))
+            assert got == {i: v for (i, _), v in want.items()}, (direction, sr)
+    C = A.mxm(A, U["sr"])
+    want = semiring_ref(max, A_r, A_r)
+    r, c, v = (R._host(a) for a in C.to_coo())
+    assert dict(zip(zip(r.tolist(), c.tolist()), v.tolist())) == want
+    assert R._host(A.reduce_rowwise(U["mon"]).to_coo()[1]).tolist() == [5.0, 3.0, 2.0]
+    assert A.reduce_scalar(U["mon"]) == 5.0
+    assert R._host(u.apply(U["neg"]).to_dense()).tolist() == [-4.0, -1.0, -2.0]
+    assert R._host(u.apply(U["ad"], right=2.0).to_dense()).tolist() == [2.0, 1.0, 0.0]
+    assert R._host(A.select(U["even"], 0).to_dense()).tolist() == [[1, 0, 5], [0, 0, 0], [2, 0, 0]]
+    out = u.dup()
+    A.mxv(u, gb.semiring.plus_times, accum=U["ad"], out=out)     # |u - A u|
+    assert R._host(out.to_dense()).tolist() == [10.0, 2.0, 6.0]
+    v = gb.Vector.from_coo([0, 2], [7.0, 1.0], 3, device=device)
+    assert R._host(u.ewise_add(v, U["ad"]).to_dense()).tolist() == [3.0, 1.0, 1.0]
+    assert R._host(u.ewise_mult(v, U["ad"]).to_coo()[1]).tolist() == [3.0, 1.0]
