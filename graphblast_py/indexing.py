@@ -7,7 +7,8 @@ out-of-range indices (:class:`IndexOutOfBound`), non-integer indices
 import numpy as np
 
 from . import dtypes
-from .errors import DimensionMismatch, DomainMismatch, IndexOutOfBound, InvalidIndex, InvalidValue
+from .errors import (DimensionMismatch, DomainMismatch, GraphBLASError, IndexOutOfBound,
+                     InvalidIndex, InvalidValue)
 
 MAX_DIM = 2**62
 
@@ -66,6 +67,8 @@ def parse_index(be, index, n, what):
 def _int_array(be, x, what):
     try:
         a = be.asarray(x)
+    except GraphBLASError:
+        raise
     except (TypeError, ValueError) as e:
         raise InvalidIndex(f"{what}: cannot read indices from {type(x).__name__}: {e}") from None
     if a.dtype.kind not in "iu":
@@ -100,6 +103,8 @@ def coo_arrays(be, index_lists, values, dtype, what):
     else:
         try:
             vals = be.asarray(values)
+        except GraphBLASError:
+            raise
         except (TypeError, ValueError) as e:
             raise InvalidValue(f"{what}: cannot read values: {e}") from None
         if vals.dtype.kind == "c":
