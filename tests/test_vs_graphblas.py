@@ -486,3 +486,24 @@ def test_transpose_and_kronecker(device, form):
     for op in ("times", "plus", "first", "second", "min"):
         assert_same(A.kronecker(B, gb.binary[op]),
                     to_g(A).kronecker(to_g(B), getattr(gbin, op)).new())
+
+
+@pytest.mark.parametrize("name", ["plus_times", "min_plus", "lor_land", "plus_pair", "any_pair"])
+def test_large_graph_parallel_kernels(device, name):
+    """Large enough that the CPU kernels take their parallel variants."""
+    rng = np.random.default_rng(47)
+    n = 3000
+    A = rand_matrix(rng, n, n, 0.01, "int64", device)
+    Ag = to_g(A)
+    u = rand_vector(rng, n, 0.6, "int64", device)
+    for direction in ("push", "pull"):
+        w = A.mxv(u, gb.semiring[name], direction=direction)
+        _vec_check(w, Ag.mxv(to_g(u), gsemiring(name)).new(), name, A, u, False)
+        w = u.vxm(A, gb.semiring[name], direction=direction)
+        _vec_check(w, to_g(u).vxm(Ag, gsemiring(name)).new(), name, A, u, True)
+    M = rand_matrix(rng, n, n, 0.01, "int64", device)
+    for method in ("dot", "saxpy"):
+        C = A.mxm(A, gb.semiring[name], mask=M.S, method=method)
+        Cg = Ag.mxm(Ag, gsemiring(name)).new(mask=to_g(M).S)
+        assert_same(C, Cg,
+                    dtype=name not in ("lor_land", "plus_pair", "any_pair"))
