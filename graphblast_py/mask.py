@@ -5,14 +5,19 @@ A mask never holds data of its own; it is evaluated by the operation that
 takes it, either as a dense boolean array over the output (vectors) or as a
 sorted key set plus a complement flag (matrices and sparse vectors).
 """
-from .errors import InvalidValue
+from .errors import DimensionMismatch, InvalidValue
 
 
 class Mask:
-    __slots__ = ("parent", "structure", "complement")
+    """A view of ``parent`` as a mask.  ``x.S`` makes a new one per call, so
+    the evaluated form is cached on the instance for the duration of the one
+    operation that uses it (stored arrays are never changed in place)."""
+
+    __slots__ = ("parent", "structure", "complement", "_dense")
 
     def __init__(self, parent, structure, complement=False):
         self.parent, self.structure, self.complement = parent, structure, complement
+        self._dense = None
 
     def __invert__(self):
         return Mask(self.parent, self.structure, not self.complement)
@@ -33,13 +38,14 @@ class Mask:
     def dense(self):
         """Dense bool array over the parent's positions, complement applied
         (vectors only)."""
-        allowed = self.parent._mask_dense(self.structure)
-        return ~allowed if self.complement else allowed
+        if self._dense is None:
+            allowed = self.parent._mask_dense(self.structure)
+            self._dense = ~allowed if self.complement else allowed
+        return self._dense
 
 
 def check_mask(mask, shape, what):
     """Validate a mask argument against an output shape."""
-    from .errors import DimensionMismatch
     if mask is None:
         return None
     if not isinstance(mask, Mask):
