@@ -408,6 +408,21 @@ class ArrayBackend:
         p = self.product(mult, a, b, i, lambda: k[seg], j, out_dtype, keys.shape[0])
         return self.reduce_by_key(semiring.monoid, keys, p)
 
+    def spgemm_result(self, A, B, semiring, mask, out_dtype, shape, mask_csr=None):
+        """:meth:`spgemm` as a result for the output rule (operations/output.py):
+        ``("sparse", keys, vals)`` here; a backend whose kernel builds CSR
+        returns ``("csr", indptr, indices, vals, iso)`` and saves the
+        conversion.  ``mask_csr``: the mask's (indptr, indices) when the caller
+        has them for free (a structural mask), else None."""
+        keys, vals = self.spgemm(A, B, semiring, mask, out_dtype, shape)
+        return ("sparse", keys, vals)
+
+    def saxpy_flop_cost(self, semiring, out_dtype):
+        """mxm's cost model: one saxpy product of :meth:`spgemm_result` in
+        merge steps of :meth:`spgemm_dot`, or None for the default
+        (``operations.mxm.SAXPY_FLOP_COST``, measured for the ESC path)."""
+        return None
+
     def spgemm_dot(self, A, BT, semiring, mask_keys, out_dtype, shape, inner):
         """Masked dot-product SpGEMM: for each (i, j) in ``mask_keys`` (sorted),
         ``add_k A(i,k) (*) B(k,j)`` with B given by the rows of its transpose

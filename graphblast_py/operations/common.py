@@ -27,8 +27,9 @@ def prepare(what, operands, out, out_shape, out_is_vector, mask, accum):
     return resolve_accum(accum)
 
 
-def finish(out, T, dtype, shape, be, mask, accum, replace, is_vector):
-    """Create ``out`` if needed and apply the output rule."""
+def finish(out, T, dtype, shape, be, mask, accum, replace, is_vector, masked=False):
+    """Create ``out`` if needed and apply the output rule (``masked``: see
+    :func:`~.output.write`)."""
     if out is None:
         if is_vector:
             from ..vector import Vector
@@ -36,7 +37,7 @@ def finish(out, T, dtype, shape, be, mask, accum, replace, is_vector):
         else:
             from ..matrix import Matrix
             out = Matrix(dtype, shape[0], shape[1], device=be.name)
-    return write(out, T, mask, accum, replace)
+    return write(out, T, mask, accum, replace, masked)
 
 
 def as_semiring(op, what):

@@ -21,6 +21,8 @@ from .common import as_semiring, check_replace, check_user_op, finish, prepare
 # saxpy flop against ~5 ns per dot merge step on the CPU (complete graph K_300,
 # R-MAT scale 12, 100x100 grid; triangle-counting products).  Without the
 # weight, U L<U> on an R-MAT scale-16 graph went saxpy: 43 s and 13 GB.
+# A backend with a cheaper saxpy says so: ``be.saxpy_flop_cost`` (the CPU's
+# Gustavson kernel: 3).
 SAXPY_FLOP_COST = 16
 
 
@@ -45,7 +47,7 @@ def mxm(A, B, semiring, *, mask=None, accum=None, replace=False, out=None, metho
     out_dtype = semiring.out_dtype(A.dtype, B.dtype)
     mult = semiring.mult
     if method == "auto":
-        method = _choose(A, B, mask)
+        method = _choose(A, B, mask, be.saxpy_flop_cost(semiring, out_dtype) or SAXPY_FLOP_COST)
     if method == "spmm":
         if B.nvals != B.nrows * B.ncols:
             raise InvalidValue(f"mxm(method='spmm') needs B with every entry present; B has "
@@ -66,13 +68,15 @@ def mxm(A, B, semiring, *, mask=None, accum=None, replace=False, out=None, metho
         T = ("sparse", keys, vals)
     else:
         mk = None if mask is None else (mask.keys(), mask.complement)
-        keys, vals = be.spgemm(A._csr(mult.reads_x), B._csr(mult.reads_y), semiring, mk,
-                               out_dtype, shape)
-        T = ("sparse", keys, vals)
-    return finish(out, T, out_dtype, shape, be, mask, accum, replace, False)
+        mcsr = mask.parent._csr(False)[:2] if mask is not None and mask.structure else None
+        T = be.spgemm_result(A._csr(mult.reads_x), B._csr(mult.reads_y), semiring, mk,
+                             out_dtype, shape, mcsr)
+    # dot and saxpy compute only what the mask allows: the output rule need not filter T
+    return finish(out, T, out_dtype, shape, be, mask, accum, replace, False,
+                  masked=method != "spmm")
 
 
-def _choose(A, B, mask):
+def _choose(A, B, mask, flop_cost):
     if B.form == "dense" and B._dpres is None and A.form == "sparse":
         return "spmm"
     if mask is None or mask.complement:
@@ -94,4 +98,4 @@ def _choose(A, B, mask):
     mi = mkeys // ncols
     mj = mkeys - mi * ncols
     dot_work = int((alen[mi] + clen[mj]).sum())
-    return "dot" if dot_work <= SAXPY_FLOP_COST * flops else "saxpy"
+    return "dot" if dot_work <= flop_cost * flops else "saxpy"

@@ -46,12 +46,13 @@ def _accum_vals(be, accum, cv, tv, out_dtype):
     return be.cast(be.binary(accum, cv, tv, dt), out_dtype)
 
 
-def write(out, T, mask, accum, replace):
-    """Apply the output rule; ``out`` is a Vector or Matrix (possibly empty, new)."""
+def write(out, T, mask, accum, replace, masked=False):
+    """Apply the output rule; ``out`` is a Vector or Matrix (possibly empty, new).
+    ``masked``: T holds no entry the mask forbids (the kernel applied the mask)."""
     be = out._be
     kind = T[0]
     fresh = out._is_empty_fresh()
-    if mask is None and (accum is None or fresh):
+    if (mask is None or (masked and (fresh or replace))) and (accum is None or fresh):
         out._assign_result(T)           # Z = T, nothing old survives
         return out
     if out._is_vector and (kind == "dense" or out._form == "dense"):
@@ -65,8 +66,9 @@ def write(out, T, mask, accum, replace):
     else:
         kz, vz = kt, be.cast(vt, out.dtype)
     if mask is not None:
-        keep = _allowed(be, mask, kz)
-        kz, vz = kz[keep], vz[keep]
+        if not (masked and accum is None):
+            keep = _allowed(be, mask, kz)
+            kz, vz = kz[keep], vz[keep]
         if not replace and kc.shape[0]:
             old = ~_allowed(be, mask, kc)
             kz, vz = _merge_disjoint(be, kz, vz, kc[old], vc[old])

@@ -249,6 +249,29 @@ class CPUBackend(ArrayBackend):
                semiring.monoid.is_any, outv, outp)
         return mask_keys[outp], outv[outp]
 
+    def spgemm(self, A, B, semiring, mask, out_dtype, shape):
+        """Gustavson SpGEMM (cpu/spgemm.py); other semirings: the generic ESC."""
+        T = self.spgemm_result(A, B, semiring, mask, out_dtype, shape)
+        if T[0] == "sparse":
+            return T[1], T[2]
+        ip, ix, v, iso = T[1:]
+        keys = self.csr_to_keys(ip, ix, shape[1])
+        return keys, (v if v is not None else np.full(keys.shape[0], iso, dtype=out_dtype))
+
+    def spgemm_result(self, A, B, semiring, mask, out_dtype, shape, mask_csr=None):
+        C = None
+        if self._kernel_ok(semiring, out_dtype):
+            from .spgemm import spgemm_csr
+            C = spgemm_csr(self, A, B, semiring, mask, out_dtype, shape, PARALLEL_WORK, mask_csr)
+        if C is None:
+            return ("sparse",) + super().spgemm(A, B, semiring, mask, out_dtype, shape)
+        return ("csr",) + C
+
+    def saxpy_flop_cost(self, semiring, out_dtype):
+        # Gustavson and the dot kernel broke even at 2-3 merge steps per product
+        # (benchmarks/spgemm.py, Kronecker scale 12-14, 1 and 16 threads)
+        return 3 if self._kernel_ok(semiring, out_dtype) else None
+
     def bisect_intervals(self, d, e2, k, a, b, pivmin, iters, atol):
         from .sturm import bisect_intervals
         out = np.empty(k.shape[0], dtype=np.float64)

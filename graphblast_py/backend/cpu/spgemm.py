@@ -1,0 +1,311 @@
+"""Gustavson SpGEMM for the CPU backend (numba).
+
+``C<M> = A (+).(x) B`` row by row: row i of C is the sum of the rows B(k, :)
+scaled by A(i, k), gathered in a dense accumulator over the columns.  Two
+passes over the rows, both row-parallel:
+
+1. *symbolic*: count the distinct columns of every row of C that the mask
+   allows; a prefix sum gives the row pointers and the exact output size;
+2. *numeric*: recompute each row into the accumulator, list its columns in
+   order and copy the values out.
+
+Every thread owns a *marker* array and an accumulator of ``ncols`` entries
+(``numba.get_thread_id`` picks them).  The marker holds a per-row stamp, so it
+is never cleared: for row i, ``2i + base`` marks the columns of the mask row and
+``2i + base + 1`` the columns already produced.  A structural mask is honoured
+before any product is made: a non-complemented mask lets a column in only when
+it carries the mask stamp (a row whose mask row is empty costs nothing, and a
+row stops as soon as every mask column is produced when no sum is needed); a
+complemented mask forbids the stamped columns.  The markers come from
+``np.zeros`` (pages the OS zero-fills on first touch), so a call pays only for
+the columns its rows touch.
+
+A row's columns are listed in order by the cheapest of: walking the sorted mask
+row (non-complemented mask), scanning the marker (rows that fill a good part of
+the columns) or sorting the produced columns.  The terms of one output entry
+are combined in the order A(i, :) then B(k, :), the order in which the generic
+ESC path (expand, stable sort, reduce) combines them, so ``any`` keeps the same
+term and floating-point sums add in the same order.
+
+Rows are split into blocks of about equal work (products + mask entries + 1
+per row), several blocks per thread; below ``PARALLEL_WORK`` products the
+serial kernels run (no fork/join).
+"""
+import numpy as np
+from numba import get_num_threads, get_thread_id, njit, prange
+
+from ... import dtypes
+from .kernels import _add, _mult
+
+# list a row's columns by scanning the marker when ncols <= SCAN_FACTOR * cnt * log2(cnt)
+SCAN_FACTOR = 4
+# row blocks per thread (blocks have about equal work; more blocks, finer balance)
+BLOCKS_PER_THREAD = 8
+
+
+@njit(cache=True)
+def _log2(x):
+    r = 1
+    while x > 1:
+        x >>= 1
+        r += 1
+    return r
+
+
+@njit(inline="always")
+def _row_work(i, ai, aj, bi, mi, has_mask, allow_marked, work):
+    mlen = mi[i + 1] - mi[i] if has_mask else 0
+    s = 0
+    if not (allow_marked and mlen == 0):
+        for p in range(ai[i], ai[i + 1]):
+            k = aj[p]
+            s += bi[k + 1] - bi[k]
+    work[i] = s + mlen + 1
+
+
+@njit(cache=True, parallel=True)
+def row_work_parallel(ai, aj, bi, mi, has_mask, allow_marked, work):
+    """work[i] = products of row i (0 where an empty non-complemented mask row
+    means nothing is computed) + mask entries of the row + 1."""
+    for i in prange(ai.shape[0] - 1):
+        _row_work(i, ai, aj, bi, mi, has_mask, allow_marked, work)
+
+
+@njit(cache=True)
+def row_work_serial(ai, aj, bi, mi, has_mask, allow_marked, work):
+    for i in range(ai.shape[0] - 1):
+        _row_work(i, ai, aj, bi, mi, has_mask, allow_marked, work)
+
+
+@njit(inline="always")
+def _mark(i, mi, mj, has_mask, marker, mk):
+    if has_mask:
+        for p in range(mi[i], mi[i + 1]):
+            marker[mj[p]] = mk
+        return mi[i + 1] - mi[i]
+    return 0
+
+
+@njit(inline="always")
+def _sym_row(i, ai, aj, bi, bj, mi, mj, has_mask, allow_marked, ncols, marker, base):
+    mk = base + 2 * i
+    seen = mk + 1
+    mlen = _mark(i, mi, mj, has_mask, marker, mk)
+    if allow_marked and mlen == 0:
+        return 0
+    limit = mlen if allow_marked else ncols - mlen     # most columns the mask allows
+    cnt = 0
+    for p in range(ai[i], ai[i + 1]):
+        k = aj[p]
+        for q in range(bi[k], bi[k + 1]):
+            j = bj[q]
+            mv = marker[j]
+            if mv == seen or (mv == mk) != allow_marked:
+                continue
+            marker[j] = seen
+            cnt += 1
+        if cnt == limit:
+            break
+    return cnt
+
+
+@njit(inline="always")
+def _num_row(i, ai, aj, av, read_a, bi, bj, bv, read_b, mi, mj, has_mask, allow_marked, ncols,
+             addop, multop, need_vals, reduce, marker, acc, base, start, cj, cv):
+    mk = base + 2 * i
+    seen = mk + 1
+    mlen = _mark(i, mi, mj, has_mask, marker, mk)
+    if allow_marked and mlen == 0:
+        return
+    limit = mlen if allow_marked else ncols - mlen
+    cnt = 0
+    for p in range(ai[i], ai[i + 1]):
+        k = aj[p]
+        a = av[p] if read_a else av[0]
+        for q in range(bi[k], bi[k + 1]):
+            j = bj[q]
+            mv = marker[j]
+            if mv == seen:
+                if reduce:       # the product in the output type first (wraps like NumPy)
+                    acc[j] = _add(addop, acc[j], acc.dtype.type(
+                        _mult(multop, a, bv[q] if read_b else bv[0], i, k, j)))
+                continue
+            if (mv == mk) != allow_marked:
+                continue
+            marker[j] = seen
+            if need_vals:
+                acc[j] = _mult(multop, a, bv[q] if read_b else bv[0], i, k, j)
+            cj[start + cnt] = j
+            cnt += 1
+        if cnt == limit and not reduce:
+            break
+    # list the columns in ascending order
+    if cnt > 1:
+        cost = cnt * _log2(cnt)
+        if allow_marked and mlen <= SCAN_FACTOR * cost:
+            t = start
+            for p in range(mi[i], mi[i + 1]):
+                j = mj[p]
+                if marker[j] == seen:
+                    cj[t] = j
+                    t += 1
+        elif ncols <= SCAN_FACTOR * cost:
+            t = start
+            for j in range(ncols):
+                if marker[j] == seen:
+                    cj[t] = j
+                    t += 1
+        else:
+            cj[start:start + cnt].sort()
+    if need_vals:
+        for t in range(start, start + cnt):
+            cv[t] = acc[cj[t]]
+
+
+@njit(cache=True, parallel=True)
+def symbolic_parallel(bounds, ai, aj, bi, bj, mi, mj, has_mask, allow_marked, ncols, markers,
+                      base, counts):
+    """counts[i] = entries of row i of C<M>; rows in blocks bounds[b]:bounds[b+1]."""
+    for b in prange(bounds.shape[0] - 1):
+        marker = markers[get_thread_id()]
+        for i in range(bounds[b], bounds[b + 1]):
+            counts[i] = _sym_row(i, ai, aj, bi, bj, mi, mj, has_mask, allow_marked, ncols,
+                                 marker, base)
+
+
+@njit(cache=True)
+def symbolic_serial(bounds, ai, aj, bi, bj, mi, mj, has_mask, allow_marked, ncols, markers,
+                    base, counts):
+    marker = markers[0]
+    for i in range(bounds[0], bounds[bounds.shape[0] - 1]):
+        counts[i] = _sym_row(i, ai, aj, bi, bj, mi, mj, has_mask, allow_marked, ncols,
+                             marker, base)
+
+
+@njit(cache=True, parallel=True)
+def numeric_parallel(bounds, ai, aj, av, read_a, bi, bj, bv, read_b, mi, mj, has_mask,
+                     allow_marked, ncols, addop, multop, need_vals, reduce, markers, accs, base,
+                     cp, cj, cv):
+    """Fill row i of C<M> into cj/cv[cp[i]:cp[i+1]], columns ascending."""
+    for b in prange(bounds.shape[0] - 1):
+        t = get_thread_id()
+        marker = markers[t]
+        acc = accs[t]
+        for i in range(bounds[b], bounds[b + 1]):
+            if cp[i + 1] > cp[i]:
+                _num_row(i, ai, aj, av, read_a, bi, bj, bv, read_b, mi, mj, has_mask,
+                         allow_marked, ncols, addop, multop, need_vals, reduce, marker, acc,
+                         base, cp[i], cj, cv)
+
+
+@njit(cache=True)
+def numeric_serial(bounds, ai, aj, av, read_a, bi, bj, bv, read_b, mi, mj, has_mask,
+                   allow_marked, ncols, addop, multop, need_vals, reduce, markers, accs, base,
+                   cp, cj, cv):
+    marker = markers[0]
+    acc = accs[0]
+    for i in range(bounds[0], bounds[bounds.shape[0] - 1]):
+        if cp[i + 1] > cp[i]:
+            _num_row(i, ai, aj, av, read_a, bi, bj, bv, read_b, mi, mj, has_mask, allow_marked,
+                     ncols, addop, multop, need_vals, reduce, marker, acc, base, cp[i], cj, cv)
+
+
+# add opcodes (kernels._PLUS...) of the monoids whose sum of ones is one:
+# times, min, max, lor, land, any -- with the pair multiply the result is iso
+_IDEMPOTENT_ONE = frozenset((1, 2, 3, 4, 5, 7))
+
+
+def _mask_csr(mask, mask_csr, nrows, ncols):
+    """(has_mask, allow_marked, indptr, indices) of the mask's structure
+    (int64 row pointers, column indices in the index type of ``ncols``: one
+    kernel signature whichever way the mask came)."""
+    it = dtypes.index_dtype(ncols)
+    if mask is None:
+        return False, False, np.zeros(nrows + 1, dtype=np.int64), np.zeros(1, dtype=it)
+    keys, comp = mask
+    if mask_csr is not None:
+        mi, mj = mask_csr
+    else:
+        n = np.int64(ncols)
+        rows = keys // n
+        mj = keys - rows * n
+        mi = np.searchsorted(rows, np.arange(nrows + 1, dtype=np.int64))
+    return True, not comp, mi.astype(np.int64, copy=False), mj.astype(it, copy=False)
+
+
+def spgemm_csr(be, A, B, semiring, mask, out_dtype, shape, parallel_work, mask_csr=None):
+    """``C<mask> = A (+).(x) B`` for a kernel-supported semiring (the caller
+    checks ``be._kernel_ok``).  A, B: (indptr, indices, vals or None);
+    ``mask = (sorted keys, complement)`` or None; ``mask_csr`` optionally the
+    mask's (indptr, indices) when the caller has them.  Returns
+    ``(indptr, indices, vals, iso)``: ``vals`` None for an iso result (value
+    ``iso``), columns ascending in every row; None where the kernel cannot
+    compute the case exactly (the caller takes the generic path).
+
+    Products are computed in the compute type (``be._compute_dtype``; int64
+    for unsigned types) and converted to the output type before they are
+    reduced, so integer results wrap as NumPy's do in the generic path."""
+    ai, aj, av = A
+    bi, bj, bv = B
+    m, n = shape
+    out_dtype = np.dtype(out_dtype)
+    if out_dtype == np.uint64 and semiring.mult.opcode in (3, 4):
+        return None       # min/max of uint64 computed in int64 would misorder huge values
+    has_mask, allow_marked, mi, mj = _mask_csr(mask, mask_csr, m, n)
+    mult, monoid = semiring.mult, semiring.monoid
+    need_vals = not (mult.name == "pair" and monoid.opcode in _IDEMPOTENT_ONE)
+    it = dtypes.index_dtype(n)
+    if m == 0 or n == 0 or aj.shape[0] == 0 or bj.shape[0] == 0 or \
+            (has_mask and allow_marked and mj.shape[0] == 0):
+        return (np.zeros(m + 1, dtype=dtypes.index_dtype(n)), np.zeros(0, dtype=it),
+                np.zeros(0, dtype=out_dtype) if need_vals else None, out_dtype.type(1))
+    ai = ai.astype(np.int64, copy=False)
+    bi = bi.astype(np.int64, copy=False)
+    work = np.empty(m, dtype=np.int64)
+    rw = row_work_parallel if m + aj.shape[0] > parallel_work else row_work_serial
+    rw(ai, aj, bi, mi, has_mask, allow_marked, work)
+    cw = np.cumsum(work)
+    total = int(cw[-1])
+    nthreads = get_num_threads()
+    parallel = nthreads > 1 and total > parallel_work and m > 1
+    if parallel:
+        nblocks = min(m, nthreads * BLOCKS_PER_THREAD)
+        targets = np.arange(1, nblocks, dtype=np.int64) * (total // nblocks)
+        bounds = np.concatenate(([0], np.searchsorted(cw, targets, side="right"), [m]))
+        bounds = np.unique(bounds).astype(np.int64)
+        nacc = nthreads
+    else:
+        bounds = np.array([0, m], dtype=np.int64)
+        nacc = 1
+    # stamps reach 4m + 3; zero pages: paid for when touched
+    markers = np.zeros((nacc, n), dtype=np.int32 if 4 * m + 8 < 2**31 else np.int64)
+    counts = np.empty(m, dtype=np.int64)
+    sym = symbolic_parallel if parallel else symbolic_serial
+    sym(bounds, ai, aj, bi, bj, mi, mj, has_mask, allow_marked, n, markers, 2, counts)
+    cp = np.empty(m + 1, dtype=np.int64)
+    cp[0] = 0
+    np.cumsum(counts, out=cp[1:])
+    nnz = int(cp[-1])
+    cj = np.empty(nnz, dtype=it)
+    if need_vals:
+        cd = be._compute_dtype(semiring, out_dtype)
+        if cd.kind == "u":     # numba would unify unsigned products with int64 as float64
+            cd = np.dtype(np.int64)
+        a = be._operand(av, mult.reads_x, cd)
+        b = be._operand(bv, mult.reads_y, cd)
+        read_a = bool(mult.reads_x and av is not None)
+        read_b = bool(mult.reads_y and bv is not None)
+        cv = np.empty(nnz, dtype=out_dtype)
+        accs = np.empty((nacc, n), dtype=out_dtype)
+    else:
+        a = b = np.zeros(1, dtype=np.bool_)
+        read_a = read_b = False
+        cv = np.zeros(1, dtype=np.bool_)
+        accs = np.zeros((nacc, 1), dtype=np.bool_)
+    if nnz:
+        num = numeric_parallel if parallel else numeric_serial
+        num(bounds, ai, aj, a, read_a, bi, bj, b, read_b, mi, mj, has_mask, allow_marked, n,
+            monoid.opcode, mult.opcode, need_vals, need_vals and not monoid.is_any, markers,
+            accs, 2 * m + 2, cp, cj, cv)
+    indptr = cp.astype(dtypes.index_dtype(max(n, nnz)), copy=False)
+    return indptr, cj, (cv if need_vals else None), out_dtype.type(1)
