@@ -159,6 +159,15 @@ class CPUBackend(ArrayBackend):
 
     # ------------------------------------------------------------ kernels
     def _kernel_ok(self, semiring, out_dtype):
+        key = (semiring, out_dtype)
+        ok = self._ok_cache.get(key)
+        if ok is None:
+            ok = self._ok_cache[key] = self._kernel_ok_uncached(semiring, out_dtype)
+        return ok
+
+    _ok_cache = {}
+
+    def _kernel_ok_uncached(self, semiring, out_dtype):
         # The kernels compute each product in the output type.  That is exact
         # unless the output is bool (a logical monoid) and the multiply is not
         # bool-valued: lor_minus needs 2 - 1 = 1 -> True, not True - True.
