@@ -48,11 +48,10 @@ def main():
     if args.device:
         gb.set_device(args.device)
     dev = gb.get_device()
-    sync = lambda: None  # noqa: E731
+    sync = gb.device.synchronize
     name = "CPU"
     if dev == "gpu":
         import cupy
-        sync = cupy.cuda.get_current_device().synchronize
         name = cupy.cuda.runtime.getDeviceProperties(0)["name"].decode()
     print(f"device: {dev} ({name})")
     print(f"{'scale':>5} {'edges':>10} {'system':>22} {'ms':>9} {'MTEPS':>9} {'vs scipy':>9}")

@@ -8,7 +8,7 @@ if ls .whl/*.whl >/dev/null 2>&1; then
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
     --target /tmp/site .whl/*.whl && export PYTHONPATH=/tmp/site
 fi
-export PYTHONUNBUFFERED=1 GRAPHBLAST_TEST_DATA=$PWD/.testdata
+export PYTHONUNBUFFERED=1 GRAPHBLAST_TEST_DATA=$PWD/.testdata PYTHONPATH=$PWD:${PYTHONPATH:-}
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$OUT/device.txt"
 python3 -c "import cupy; print('cupy', cupy.__version__)" | tee -a "$OUT/device.txt"
 NPROC=${NPROC:-8}

@@ -67,6 +67,12 @@ def backend_for(device):
     return _backend.get(_normalize(device))
 
 
+def synchronize(device=None):
+    """Block until work queued on ``device`` (default: the current one) is done;
+    needed to time GPU work, a no-op on the CPU."""
+    backend_for(device).synchronize()
+
+
 def same_device(what, *objs):
     """Raise DeviceMismatch when the objects (name, obj) pairs differ in device."""
     first = None

@@ -46,6 +46,9 @@ class ArrayBackend:
     def arange(self, n, dtype=np.int64):
         return self.xp.arange(n, dtype=dtype)
 
+    def synchronize(self):
+        """Wait until queued device work has finished (no-op on the CPU)."""
+
     def item(self, a):
         """A host scalar from a 0-d or 1-element device array (one sync)."""
         return self.to_host(a).reshape(-1)[0].item()

@@ -129,6 +129,9 @@ class GPUBackend(ArrayBackend):
         with _OOM("an index range", n):
             return cupy.arange(n, dtype=dtype)
 
+    def synchronize(self):
+        cupy.cuda.Device().synchronize()
+
     def item(self, a):
         if isinstance(a, cupy.ndarray):
             return cupy.asnumpy(a.reshape(-1)[:1])[0].item()
