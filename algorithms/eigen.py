@@ -1,7 +1,7 @@
 """Extreme eigenvalues of a symmetric matrix by Lanczos with Cullum–Willoughby
 filtering, and all eigenvalues of a symmetric tridiagonal matrix by bisection.
 
-``eigvalsh``: run the Lanczos recurrence (``_lanczos``; a reproducible random
+``eigvalsh``: run the Lanczos recurrence (``graphblast_py.lanczos``; a reproducible random
 start vector, no reorthogonalisation) for m steps, take all eigenvalues of
 T_m by Sturm-count bisection, and keep the good ones (Cullum & Willoughby
 1985): numerically multiple eigenvalues of T_m are converged ones whose extra
@@ -22,7 +22,7 @@ import numpy as np
 from graphblast_py import ConvergenceError, InvalidValue
 from graphblast_py.linalg import tridiagonal_eigvalsh
 
-from ._lanczos import Lanczos, check_operator, cullum_willoughby, pick, start_vector
+from graphblast_py.lanczos import Lanczos, check_operator, cullum_willoughby, pick, start_vector
 
 
 def eigvalsh(A, k=6, which="LA", *, tol=1e-12, max_steps=None, seed=0):

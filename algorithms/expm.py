@@ -1,6 +1,6 @@
 """The action of the matrix exponential, e^{tA} x, for symmetric A by Lanczos.
 
-With the Lanczos relation A Q_k ≈ Q_k T_k (see ``_lanczos``) and T_k = V Λ Vᵀ,
+With the Lanczos relation A Q_k ≈ Q_k T_k (see ``graphblast_py.lanczos``) and T_k = V Λ Vᵀ,
 
     e^{tA} x ≈ ‖x‖ Q_k e^{t T_k} e_1 = e^s · ‖x‖ Q_k V e^{t(Λ − s)} Vᵀ e_1,   s = max tΛ
 
@@ -23,7 +23,7 @@ import numpy as np
 
 from graphblast_py import ConvergenceError, InvalidValue, Overflow, Vector, monoid, unary
 
-from ._lanczos import (Lanczos, check_operator, combine, dot, expm_coefficients,
+from graphblast_py.lanczos import (Lanczos, check_operator, combine, dot, expm_coefficients,
                        relative_change, scale)
 
 

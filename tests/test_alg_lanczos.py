@@ -11,7 +11,7 @@ import scipy.sparse.linalg as sla
 import graphblast_py as gb
 from graphblast_py.algorithms import (eigvalsh, expm_multiply, total_communicability,
                                       tridiagonal_eigvalsh)
-from graphblast_py.algorithms import _lanczos
+from graphblast_py import lanczos as _lanczos
 
 from .conftest import host
 

@@ -1,5 +1,6 @@
-"""Shared by expm_multiply and eigvalsh: the Lanczos three-term recurrence on
-framework Vectors, and the small host-side math on its tridiagonal matrix.
+"""Krylov machinery shared by the algorithms expm_multiply and eigvalsh: the
+Lanczos three-term recurrence on framework Vectors, and the small host-side
+math on its tridiagonal matrix.
 
 Lanczos (no reorthogonalisation): q_1 = x/‖x‖, and for j = 1, 2, ...
 
@@ -16,8 +17,11 @@ import math
 
 import numpy as np
 
-from graphblast_py import InvalidValue, Vector, binary, dtypes, monoid, semiring
-from graphblast_py.linalg import tridiagonal_eigvalsh
+from . import dtypes
+from .errors import InvalidValue
+from .linalg import tridiagonal_eigvalsh
+from .operators import binary, monoid, semiring
+from .vector import Vector
 
 
 def dot(u, v):
