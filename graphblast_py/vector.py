@@ -15,8 +15,8 @@ import numpy as np
 
 from . import dtypes
 from .device import backend_for
-from .errors import DimensionMismatch, InvalidIndex, InvalidValue, NoValue
-from .indexing import check_index, check_size, parse_index
+from .errors import DimensionMismatch, InvalidValue, NoValue
+from .indexing import check_index, check_size
 from .mask import Mask
 
 DENSE_FRACTION = 1 / 16

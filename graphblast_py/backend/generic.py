@@ -20,7 +20,7 @@ Conventions
 import numpy as np
 
 from .. import dtypes
-from ..errors import DomainMismatch, InvalidValue, OutOfMemory
+from ..errors import OutOfMemory
 
 
 class ArrayBackend:
@@ -209,7 +209,6 @@ class ArrayBackend:
     def rows_of(self, indptr, nnz):
         """Row index of every stored entry of a CSR structure."""
         xp = self.xp
-        nrows = indptr.shape[0] - 1
         return xp.searchsorted(indptr[1:].astype(np.int64), xp.arange(nnz, dtype=np.int64),
                                side="right")
 

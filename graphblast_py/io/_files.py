@@ -4,6 +4,7 @@ Sources and targets may be a path (``str`` or ``os.PathLike``; a name ending in
 ``.gz``, ``.bz2`` or ``.xz`` is (de)compressed transparently) or an open file
 object in text or binary mode.
 """
+import re
 import bz2
 import gzip
 import lzma
@@ -94,3 +95,24 @@ def format_lines(write, columns, fmt):
         parts = [c[lo:lo + CHUNK].tolist() for c in columns]
         write("\n".join(map(fmt.format, *parts)))
         write("\n")
+
+
+INT_RE = re.compile(r"^[+-]?[0-9]+$")
+
+
+def number_token_problem(tok, dtype, lo, hi, what, real="a real number"):
+    """Why ``tok`` is not a valid ``what`` of ``dtype`` (integers within
+    [lo, hi], else any real number), or None when it is."""
+    if dtype.kind in "iu":
+        if not INT_RE.match(tok):
+            return f"the {what} must be an integer (dtype {dtype}), got {tok!r}"
+        if not lo <= int(tok) <= hi:
+            return f"the {what} {tok} does not fit in {dtype}"
+        return None
+    try:
+        if "_" in tok:
+            raise ValueError(tok)
+        float(tok)
+    except ValueError:
+        return f"the {what} must be {real}, got {tok!r}"
+    return None

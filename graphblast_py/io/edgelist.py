@@ -6,18 +6,17 @@ text after ``comment`` on a line is ignored.  The file is parsed by NumPy's C
 reader; a malformed file is scanned again line by line only to name the bad
 line in the :class:`~graphblast_py.InvalidValue` it raises.
 """
-import re
 
 import numpy as np
 
 from .. import dtypes
 from ..errors import InvalidValue
 from ..matrix import Matrix
-from ._files import format_lines, iter_lines, loadtxt, read_text, text_writer
+from ._files import (INT_RE, format_lines, iter_lines, loadtxt, number_token_problem,
+                     read_text, text_writer)
 
 __all__ = ["read_edgelist", "write_edgelist"]
 
-_INT_RE = re.compile(r"^[+-]?[0-9]+$")
 
 
 class _Src:
@@ -174,24 +173,12 @@ def _slow_scan(src, need, weighted, wdt):
                                     f"({'u v weight' if weighted else 'u v'}), got "
                                     f"{len(toks)}: {' '.join(toks)[:80]!r}")
         for tok, nm in zip(toks[:2], ("source", "target")):
-            if not _INT_RE.match(tok):
+            if not INT_RE.match(tok):
                 raise src.error(lineno, f"the {nm} vertex id must be an integer, got {tok!r}")
         if weighted:
-            tok = toks[2]
-            if wdt.kind in "iu":
-                if not _INT_RE.match(tok):
-                    raise src.error(lineno, f"the weight must be an integer (dtype {wdt}), "
-                                            f"got {tok!r}")
-                if not lo <= int(tok) <= hi:
-                    raise src.error(lineno, f"the weight {tok} does not fit in {wdt}")
-            else:
-                try:
-                    if "_" in tok:
-                        raise ValueError(tok)
-                    float(tok)
-                except ValueError:
-                    raise src.error(lineno, f"the weight must be a number, got {tok!r}") \
-                        from None
+            problem = number_token_problem(toks[2], wdt, lo, hi, "weight", "a number")
+            if problem:
+                raise src.error(lineno, problem)
 
 
 def write_edgelist(target, A, *, weighted=None, directed=True, delimiter=" ",

@@ -20,7 +20,6 @@ the file, the line and what was expected; a header whose sizes would need more
 memory than the device has raises :class:`~graphblast_py.OutOfMemory` before
 anything is allocated.
 """
-import re
 
 import numpy as np
 
@@ -28,7 +27,8 @@ from .. import dtypes
 from ..device import backend_for
 from ..errors import InvalidValue, MatrixMarketError
 from ..matrix import Matrix
-from ._files import format_lines, iter_lines, loadtxt, read_text, text_writer
+from ._files import (INT_RE, format_lines, iter_lines, loadtxt, number_token_problem,
+                     read_text, text_writer)
 
 __all__ = ["mmread", "mmwrite", "mminfo"]
 
@@ -36,7 +36,6 @@ FORMATS = ("coordinate", "array")
 FIELDS = ("real", "integer", "pattern")
 SYMMETRIES = ("general", "symmetric", "skew-symmetric", "hermitian")
 _BANNER = "%%MatrixMarket matrix <format> <field> <symmetry>"
-_INT_RE = re.compile(r"^[+-]?[0-9]+$")
 
 # LAGraph's ``%%GraphBLAS type`` names (C types) and a few aliases.
 _GB_TYPES = {
@@ -166,7 +165,7 @@ def _parse_header(text, name):
                               f"{fmt} format, got {len(toks)}: {line.strip()[:80]!r}")
     sizes = []
     for tok, nm in zip(toks, ("nrows", "ncols", "nnz")):
-        if not _INT_RE.match(tok):
+        if not INT_RE.match(tok):
             raise h.error(lineno, f"{nm} in the size line must be an integer, got {tok!r}")
         v = int(tok)
         if v < 0:
@@ -256,28 +255,17 @@ def _slow_scan(text, h, dt, exc=None):
                                   f"{line.strip()[:80]!r}")
         if h.format == "coordinate":
             for tok, nm, n in ((toks[0], "row", h.nrows), (toks[1], "column", h.ncols)):
-                if not _INT_RE.match(tok):
+                if not INT_RE.match(tok):
                     raise h.error(lineno, f"the {nm} index must be an integer, got {tok!r}")
                 i = int(tok)
                 if i < 1 or i > n:
                     raise h.error(lineno, f"{nm} index {i} is outside 1..{n} (Matrix Market "
                                           "indices are 1-based)")
         if ntok in (1, 3):
-            tok = toks[-1]
-            if h.field == "integer":
-                if not _INT_RE.match(tok):
-                    raise h.error(lineno, f"the value must be an integer (field 'integer'), "
-                                          f"got {tok!r}")
-                if not lo_v <= int(tok) <= hi_v:
-                    raise h.error(lineno, f"the value {tok} does not fit in {vdt}")
-            else:
-                try:
-                    if "_" in tok:
-                        raise ValueError(tok)
-                    float(tok)
-                except ValueError:
-                    raise h.error(lineno, f"the value must be a real number, got "
-                                          f"{tok!r}") from None
+            problem = number_token_problem(
+                toks[-1], vdt if h.field == "integer" else dtypes.FP64, lo_v, hi_v, "value")
+            if problem:
+                raise h.error(lineno, problem)
     if count < nent:
         raise h.error(max(last, h.size_line), f"the file ends after {count} of the {nent} "
                       f"entries the size line (line {h.size_line}) announces")

@@ -26,7 +26,6 @@ def _resolve_apply_op(op):
 
 def _positions(x):
     """(keys, values, i, j) of the stored entries."""
-    be = x._be
     keys, vals = x._keys_vals()
     if x._is_vector:
         return keys, vals, keys, np.int64(0)

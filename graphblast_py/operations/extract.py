@@ -52,10 +52,10 @@ def matrix_extract(A, rows, cols, *, mask=None, accum=None, replace=False, out=N
     if _scalar(rows) or _scalar(cols):
         from ..vector import Vector
         if _scalar(rows):
-            src, line, other, n_other = A, rows, cols, A.ncols
+            line, other, n_other = rows, cols, A.ncols
             ip, ix, v = A._csr(True)
         else:
-            src, line, other, n_other = A, cols, rows, A.nrows
+            line, other, n_other = cols, rows, A.nrows
             ip, ix, v = A._csc_arrays(True)
         from ..indexing import check_index
         i = check_index(line, A.nrows if _scalar(rows) else A.ncols, "extract index")

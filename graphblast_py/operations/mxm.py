@@ -81,8 +81,6 @@ def _choose(A, B, mask, flop_cost):
         return "spmm"
     if mask is None or mask.complement:
         return "saxpy"
-    be = A._be
-    xp = be.xp
     # flops of the full product vs. the merge work of the masked entries
     ip, ix, _ = A._csr(False)
     bp, _, _ = B._csr(False)

@@ -21,8 +21,7 @@ A result is one of
 """
 import numpy as np
 
-from .. import dtypes
-from ..errors import DomainMismatch, InvalidValue
+from ..errors import InvalidValue
 from ..operators import predefined
 from ..operators.core import BinaryOp, Monoid
 

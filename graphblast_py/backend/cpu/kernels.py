@@ -5,7 +5,6 @@ Operators arrive as opcodes (``operators.predefined.ADD_OPCODES`` and
 each kernel compiles once per dtype signature and is cached on disk
 (``cache=True``).  Logical multiplies (land/lor/lxor) get bool operands.
 """
-import numpy as np
 from numba import njit, prange
 
 # add opcodes

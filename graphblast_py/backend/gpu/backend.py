@@ -31,7 +31,7 @@ import cupy
 import cupyx.scipy.sparse as _csp
 
 from ... import dtypes
-from ...errors import DomainMismatch, InvalidValue, MissingKernel, OutOfMemory
+from ...errors import InvalidValue, MissingKernel, OutOfMemory
 from ...stats import stats
 from ..generic import ArrayBackend
 from . import kernels as K
