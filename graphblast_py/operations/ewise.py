@@ -81,5 +81,8 @@ def _full(v):
 
 
 def _dense_op(be, op, a, b, dt):
-    keys = be.arange(a.size)
-    return _op(be, op, a._vals, b._vals, dt, keys, 1)
+    """op on two full dense vectors; positions are built only for the
+    operators that need them (positional ones, pair)."""
+    if op.positional is not None or op.name == "pair":
+        return _op(be, op, a._vals, b._vals, dt, be.arange(a.size), 1)
+    return be.binary(op, a._vals, b._vals, dt)
