@@ -22,6 +22,7 @@ from . import dtypes
 from .device import backend_for
 from .errors import DimensionMismatch, InvalidValue, NoValue
 from .indexing import check_index, check_size, coo_arrays
+from .compare import close_values, equal_values, same_entries
 from .mask import Mask
 
 
@@ -431,27 +432,13 @@ class Matrix:
 
     # ------------------------------------------------------------ comparison
     def isequal(self, other, check_dtype=False):
-        if not isinstance(other, Matrix) or other.shape != self.shape:
-            return False
-        if check_dtype and other.dtype != self.dtype:
-            return False
-        o = other.to(self.device)
-        k1, v1 = self._keys_vals()
-        k2, v2 = o._keys_vals()
-        xp = self._be.xp
-        return k1.shape == k2.shape and bool(xp.all(k1 == k2)) and bool(xp.all(v1 == v2))
+        """Same shape, same stored positions and equal values."""
+        return same_entries(self, other, check_dtype, equal_values)
 
     def isclose(self, other, rel_tol=1e-7, abs_tol=0.0, check_dtype=False):
-        if not isinstance(other, Matrix) or other.shape != self.shape:
-            return False
-        if check_dtype and other.dtype != self.dtype:
-            return False
-        o = other.to(self.device)
-        k1, v1 = self._keys_vals()
-        k2, v2 = o._keys_vals()
-        xp = self._be.xp
-        return k1.shape == k2.shape and bool(xp.all(k1 == k2)) and bool(
-            xp.all(xp.isclose(v1, v2, rtol=rel_tol, atol=abs_tol, equal_nan=True)))
+        """Same shape and stored positions; values equal within the tolerances
+        (NaN equals NaN)."""
+        return same_entries(self, other, check_dtype, close_values(rel_tol, abs_tol))
 
     def __repr__(self):
         iso = " iso" if self._form == "sparse" and self._vals is None else ""

@@ -17,6 +17,7 @@ from . import dtypes
 from .device import backend_for
 from .errors import DimensionMismatch, InvalidValue, NoValue
 from .indexing import check_index, check_size
+from .compare import close_values, equal_values, same_entries
 from .mask import Mask
 
 DENSE_FRACTION = 1 / 16
@@ -326,32 +327,13 @@ class Vector:
 
     # ------------------------------------------------------------ comparison
     def isequal(self, other, check_dtype=False):
-        """Same size, same stored positions and equal values."""
-        if not isinstance(other, Vector) or other.size != self.size:
-            return False
-        if check_dtype and other.dtype != self.dtype:
-            return False
-        o = other.to(self.device)
-        i1, v1 = self._sparse()
-        i2, v2 = o._sparse()
-        if i1.shape != i2.shape:
-            return False
-        xp = self._be.xp
-        return bool(xp.all(i1 == i2)) and bool(xp.all(v1 == v2))
+        """Same shape, same stored positions and equal values."""
+        return same_entries(self, other, check_dtype, equal_values)
 
     def isclose(self, other, rel_tol=1e-7, abs_tol=0.0, check_dtype=False):
-        if not isinstance(other, Vector) or other.size != self.size:
-            return False
-        if check_dtype and other.dtype != self.dtype:
-            return False
-        o = other.to(self.device)
-        i1, v1 = self._sparse()
-        i2, v2 = o._sparse()
-        if i1.shape != i2.shape:
-            return False
-        xp = self._be.xp
-        return bool(xp.all(i1 == i2)) and bool(
-            xp.all(xp.isclose(v1, v2, rtol=rel_tol, atol=abs_tol, equal_nan=True)))
+        """Same shape and stored positions; values equal within the tolerances
+        (NaN equals NaN)."""
+        return same_entries(self, other, check_dtype, close_values(rel_tol, abs_tol))
 
     def __repr__(self):
         return (f"<Vector size={self.size} nvals={self.nvals} dtype={self.dtype} "

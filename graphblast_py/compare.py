@@ -1,0 +1,26 @@
+"""Structural and value comparison shared by Matrix and Vector
+(``isequal`` / ``isclose``)."""
+
+
+def same_entries(a, b, check_dtype, values_match):
+    """True when ``b`` is the same kind of object as ``a`` with the same shape,
+    the same stored positions, and ``values_match(xp, va, vb)`` holds for all
+    of their values (``b`` is moved to ``a``'s device to compare)."""
+    if type(b) is not type(a) or b.shape != a.shape:
+        return False
+    if check_dtype and b.dtype != a.dtype:
+        return False
+    k1, v1 = a._keys_vals()
+    k2, v2 = b.to(a.device)._keys_vals()
+    if k1.shape != k2.shape:
+        return False
+    xp = a._be.xp
+    return bool(xp.all(k1 == k2)) and bool(xp.all(values_match(xp, v1, v2)))
+
+
+def equal_values(xp, x, y):
+    return x == y
+
+
+def close_values(rel_tol, abs_tol):
+    return lambda xp, x, y: xp.isclose(x, y, rtol=rel_tol, atol=abs_tol, equal_nan=True)
