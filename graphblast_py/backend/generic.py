@@ -26,6 +26,8 @@ from ..errors import OutOfMemory
 class ArrayBackend:
     name = "generic"
     xp = np
+    # user operators run here only with a CUDA C expression (the GPU backend)
+    needs_cuda_expr = False
 
     # ------------------------------------------------------------ arrays
     def asarray(self, x, dtype=None):

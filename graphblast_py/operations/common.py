@@ -1,7 +1,7 @@
 """Argument checks shared by every operation: run before anything is
 computed or written, so a failing call leaves ``out`` untouched."""
 from ..device import same_device
-from ..errors import DimensionMismatch, InvalidValue
+from ..errors import DimensionMismatch, InvalidValue, MissingKernel
 from ..mask import check_mask
 from ..operators import predefined
 from ..operators.core import BinaryOp, Monoid, Semiring
@@ -80,14 +80,14 @@ def check_replace(replace, what):
 
 
 def check_user_op(op, be, what):
-    """A user-defined operator used on a GPU object needs a CUDA expression."""
-    if getattr(op, "is_user", False) and be.name == "gpu":
-        parts = [op] if not hasattr(op, "monoid") else [op.monoid.op, op.mult]
-        if hasattr(op, "op") and not hasattr(op, "monoid"):
-            parts = [op.op]
-        for p in parts:
-            if p.is_user and p.cexpr is None:
-                from ..errors import MissingKernel
-                raise MissingKernel(f"{what}: user-defined operator {p.name!r} has no CUDA "
-                                    "expression (cuda_expr=...), so it cannot run on a GPU "
-                                    "object; give one or move the objects with .to('cpu')")
+    """A user-defined operator on a backend that compiles CUDA C (the GPU)
+    needs a CUDA expression; checked before anything is computed."""
+    if not (be.needs_cuda_expr and getattr(op, "is_user", False)):
+        return
+    parts = (op.monoid.op, op.mult) if isinstance(op, Semiring) else \
+        (op.op,) if isinstance(op, Monoid) else (op,)
+    for p in parts:
+        if p.is_user and p.cexpr is None:
+            raise MissingKernel(f"{what}: user-defined operator {p.name!r} has no CUDA "
+                                "expression (cuda_expr=...), so it cannot run on a GPU "
+                                "object; give one or move the objects with .to('cpu')")

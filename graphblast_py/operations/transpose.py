@@ -36,11 +36,8 @@ def kronecker(A, B, op, *, mask=None, accum=None, replace=False, out=None):
     na, nb = np.int64(max(A.ncols, 1)), np.int64(max(B.ncols, 1))
     ia, ja = ka // na, ka % na
     ib, jb = kb // nb, kb % nb
-    nA, nB = ka.shape[0], kb.shape[0]
-    xp = be.xp
-    sa = xp.repeat(xp.arange(nA, dtype=np.int64), nB) if be.name == "cpu" else \
-        (xp.arange(nA * nB, dtype=np.int64) // max(nB, 1))
-    sb = xp.arange(nA * nB, dtype=np.int64) - sa * nB
+    # every pair (entry sa of A, entry sb of B), A-major
+    sa, sb = be.expand(be.full(ka.shape[0], kb.shape[0], np.int64))
     i = ia[sa] * np.int64(B.nrows) + ib[sb]
     j = ja[sa] * np.int64(B.ncols) + jb[sb]
     keys = i * np.int64(shape[1]) + j

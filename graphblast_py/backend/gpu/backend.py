@@ -75,6 +75,7 @@ def _grid(n):
 class GPUBackend(ArrayBackend):
     name = "gpu"
     xp = cupy
+    needs_cuda_expr = True
 
     # pull: mean row length from which a warp (not a thread) handles one row
     PULL_WARP_MIN_DEGREE = 8
