@@ -26,8 +26,9 @@ try:
     _hsettings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 except ImportError:  # pragma: no cover - hypothesis is a test dependency
     pass
-DATA = Path(os.environ.get("GRAPHBLAST_TEST_DATA",
-                           Path(__file__).resolve().parent.parent.parent / "shared" / "data"))
+# The small test matrices live in the repository (tests/data/, sources and
+# licences in its README); GRAPHBLAST_TEST_DATA points at another copy.
+DATA = Path(os.environ.get("GRAPHBLAST_TEST_DATA", Path(__file__).resolve().parent / "data"))
 
 
 def pytest_collection_modifyitems(config, items):
@@ -45,11 +46,30 @@ def device(request):
     return request.param
 
 
+class _DataDir(type(Path())):
+    """A Path whose ``/`` fails the test (never skips it) when the file is missing."""
+
+    def __truediv__(self, name):
+        p = Path(self, name)
+        if not p.exists():
+            pytest.fail(f"test data file {p} is missing: the tests' data lives in tests/data/ "
+                        "(see its README); a missing file is a failure, not a skip",
+                        pytrace=False)
+        return p
+
+
 @pytest.fixture
 def data_dir():
+    """The test data folder; a missing folder or file fails the test."""
     if not DATA.is_dir():
-        pytest.skip(f"test data folder {DATA} not found (set GRAPHBLAST_TEST_DATA)")
-    return DATA
+        pytest.fail(f"test data folder {DATA} not found (tests/data/ is part of the repository;"
+                    " GRAPHBLAST_TEST_DATA overrides it)", pytrace=False)
+    return _DataDir(DATA)
+
+
+def data_file(name):
+    """Path of a test data file; fails (never skips) the calling test when missing."""
+    return _DataDir(DATA) / name
 
 
 def host(a):
