@@ -87,14 +87,16 @@ def coo_arrays(be, index_lists, values, dtype, what):
     """Validate COO input: returns ([int64 index arrays], values array, dtype)."""
     idx = [_int_array(be, a, f"{what} indices") for a in index_lists]
     n = idx[0].shape[0] if idx[0].ndim == 1 else -1
-    for k, a in enumerate(idx):
+    for k_arr, a in enumerate(idx):
         if a.ndim != 1:
             raise InvalidIndex(f"{what}: index arrays must be 1-D, got shape {a.shape}")
         if a.shape[0] != n:
             raise DimensionMismatch(f"{what}: index arrays have different lengths "
                                     f"({n} and {a.shape[0]})")
         if n and int(a.min()) < 0:
-            raise IndexOutOfBound(f"{what}: negative index {int(a.min())}")
+            k = int(be.xp.argmax(a < 0))
+            raise IndexOutOfBound(f"{what}: negative index {int(a[k])} at position {k} "
+                                  f"(index array {k_arr})")
     if np.ndim(values) == 0 and not hasattr(values, "shape") or \
             (hasattr(values, "shape") and values.shape == ()):
         dt = dtypes.lookup(dtype) if dtype is not None else dtypes.of_value(

@@ -20,7 +20,8 @@ import numpy as np
 
 from . import dtypes
 from .device import backend_for
-from .errors import DimensionMismatch, InvalidValue, NoValue
+from .errors import (DimensionMismatch, DomainMismatch, IndexOutOfBound, InvalidIndex,
+                     InvalidValue, NoValue)
 from .indexing import check_index, check_size, coo_arrays
 from .compare import close_values, equal_values, same_entries
 from .mask import Mask
@@ -249,15 +250,28 @@ class Matrix:
     @classmethod
     def from_csr(cls, indptr, indices, values=True, ncols=None, *, dtype=None, device=None,
                  check=True):
-        """From CSR arrays (column indices sorted and unique within each row
-        unless ``check`` finds otherwise, in which case they are sorted)."""
+        """From CSR arrays: ``indptr`` (nrows+1 non-decreasing offsets starting
+        at 0), ``indices`` (column indices in ``[0, ncols)``; sorted within each
+        row or not) and ``values`` (one per index, or a scalar: an iso matrix).
+        Every array is checked in one vectorised pass before anything is built:
+        a bad offset or index raises :class:`InvalidIndex` /
+        :class:`IndexOutOfBound` naming the first bad position; duplicates
+        raise :class:`InvalidValue` (see :meth:`from_coo`).  ``check`` is kept
+        for compatibility; the checks always run."""
         be = backend_for(device)
-        ip = be.asarray(indptr)
+        ip = _index_array(be, indptr, "Matrix.from_csr", "indptr")
+        if ip.ndim != 1 or ip.shape[0] < 1:
+            raise DimensionMismatch(f"Matrix.from_csr: indptr must be 1-D with nrows+1 entries, "
+                                    f"got shape {ip.shape}")
         nrows = ip.shape[0] - 1
-        if ip.ndim != 1 or nrows < 0:
-            raise DimensionMismatch("Matrix.from_csr: indptr must be 1-D with nrows+1 entries")
-        rows = be.rows_of(ip.astype(np.int64), int(ip[-1]) if nrows >= 0 else 0)
-        return cls.from_coo(rows, indices, values, nrows, ncols, dtype=dtype, device=be.name)
+        ix = _index_array(be, indices, "Matrix.from_csr", "indices")
+        if ix.ndim != 1:
+            raise InvalidIndex(f"Matrix.from_csr: indices must be 1-D, got shape {ix.shape}")
+        if ncols is not None:
+            ncols = check_size(ncols, "Matrix.from_csr ncols")
+        ip, ix = check_compressed(be, ip, ix, nrows, ncols, "Matrix.from_csr", exact=True)
+        rows = be.rows_of(ip.astype(np.int64), ix.shape[0])
+        return cls.from_coo(rows, ix, values, nrows, ncols, dtype=dtype, device=be.name)
 
     @classmethod
     def from_dense(cls, values, *, dtype=None, missing_value=None, device=None):
@@ -268,7 +282,6 @@ class Matrix:
         if a.ndim != 2:
             raise DimensionMismatch(f"Matrix.from_dense needs a 2-D array, got shape {a.shape}")
         if a.dtype.kind not in "biuf":
-            from .errors import DomainMismatch
             raise DomainMismatch(f"Matrix.from_dense: values of dtype {a.dtype} not supported")
         dt = dtypes.lookup(dtype if dtype is not None else a.dtype)
         A = cls(dt, a.shape[0], a.shape[1], device=be.name)
@@ -278,24 +291,47 @@ class Matrix:
 
     @classmethod
     def from_scipy(cls, S, *, dtype=None, device=None):
-        """From a SciPy sparse matrix/array or a CuPy (cupyx) sparse matrix."""
+        """From a SciPy sparse matrix/array or a CuPy (cupyx) sparse matrix.
+
+        The caller's arrays are never trusted: SciPy builds a CSR/CSC/COO with
+        an index outside the shape, a negative index or a decreasing
+        ``indptr`` without complaint, so every one of them is checked (one
+        vectorised pass) before anything is built, raising
+        :class:`InvalidIndex` / :class:`IndexOutOfBound` naming the first bad
+        position.  Duplicate entries are summed (SciPy's ``sum_duplicates``).
+        """
         if not hasattr(S, "tocsr") or not hasattr(S, "shape"):
             raise InvalidValue(f"from_scipy needs a scipy/cupyx sparse matrix, got "
                                f"{type(S).__name__}")
+        be = backend_for(device)
+        if S.dtype.kind not in "biuf":
+            raise DomainMismatch(f"from_scipy: dtype {S.dtype} is not supported")
+        nrows, ncols = (check_size(n, "from_scipy shape") for n in S.shape)
+        fmt = getattr(S, "format", None)
+        what = f"Matrix.from_scipy ({fmt} input)"
+        if fmt == "csr":
+            check_compressed(be, be.asarray(S.indptr), be.asarray(S.indices), nrows, ncols, what,
+                             nvals=S.data.shape[0])
+        elif fmt == "csc":
+            check_compressed(be, be.asarray(S.indptr), be.asarray(S.indices), ncols, nrows, what,
+                             nvals=S.data.shape[0], major="column", minor="row")
+        elif fmt == "coo":
+            r, c = be.asarray(S.row), be.asarray(S.col)
+            for a, nm, n in ((r, "row", nrows), (c, "column", ncols)):
+                _check_bounds(be, a, n, what, f"{nm} index", lambda k: f"entry {k}")
         C = S.tocsr(copy=True)   # sum_duplicates sorts in place: never touch the caller's
         C.sum_duplicates()
         if not C.has_sorted_indices:
             C.sort_indices()
-        be = backend_for(device)
-        if C.dtype.kind not in "biuf":
-            from .errors import DomainMismatch
-            raise DomainMismatch(f"from_scipy: dtype {C.dtype} is not supported")
-        dt = dtypes.lookup(dtype if dtype is not None else C.dtype)
-        A = cls(dt, C.shape[0], C.shape[1], device=be.name)
         ip = be.asarray(C.indptr)
-        ip = ip.astype(dtypes.index_dtype(max(C.nnz, 1)), copy=False)
-        A._set_csr(ip, be.asarray(C.indices).astype(dtypes.index_dtype(C.shape[1])),
-                   be.cast(be.asarray(C.data), dt))
+        ix = be.asarray(C.indices)
+        # SciPy's own conversions are trusted no more than the caller's arrays
+        ip, ix = check_compressed(be, ip, ix, nrows, ncols, what, nvals=C.data.shape[0])
+        dt = dtypes.lookup(dtype if dtype is not None else C.dtype)
+        A = cls(dt, nrows, ncols, device=be.name)
+        ip = ip.astype(dtypes.index_dtype(max(ix.shape[0], 1)), copy=False)
+        A._set_csr(ip, ix.astype(dtypes.index_dtype(ncols)),
+                   be.cast(be.asarray(C.data)[:ix.shape[0]], dt))
         return A
 
     def to_scipy(self):
@@ -448,3 +484,81 @@ class Matrix:
 
 def _scalar(i):
     return isinstance(i, (int, np.integer)) and not isinstance(i, (bool, np.bool_))
+
+
+# ---------------------------------------------------------------- input checks
+def _index_array(be, x, what, name):
+    """An integer array on the backend (never bool, float or object)."""
+    try:
+        a = be.asarray(x)
+    except (TypeError, ValueError) as e:
+        raise InvalidIndex(f"{what}: cannot read {name} as an array: {e}") from None
+    if a.dtype.kind not in "iu":
+        if a.ndim == 1 and a.shape[0] == 0:
+            return a.astype(np.int64)
+        raise InvalidIndex(f"{what}: {name} must have an integer dtype, got {a.dtype}")
+    return a
+
+
+def _first(be, bad):
+    return int(be.xp.argmax(bad))
+
+
+def _check_bounds(be, a, n, what, name, where):
+    """Raise IndexOutOfBound naming the first entry of ``a`` outside [0, n)."""
+    if a.dtype.kind not in "iu":
+        raise InvalidIndex(f"{what}: {name}s must have an integer dtype, got {a.dtype}")
+    if a.shape[0] == 0:
+        return
+    bad = a >= n if a.dtype.kind == "u" else (a < 0) | (a >= n)
+    if bool(bad.any()):
+        k = _first(be, bad)
+        raise IndexOutOfBound(f"{what}: {name} {int(a[k])} at {where(k)} is outside [0, {n})")
+
+
+def check_compressed(be, ip, ix, nmajor, nminor, what, nvals=None, exact=False,
+                     major="row", minor="column"):
+    """Validate compressed (CSR/CSC) arrays in one vectorised pass and return
+    ``(indptr, indices[:nnz])``.  ``nminor=None``: no upper bound on the
+    indices (inferred later).  Raises before anything is built, naming the
+    first bad position."""
+    for a, nm in ((ip, "indptr"), (ix, "indices")):
+        if a.dtype.kind not in "iu":
+            raise InvalidIndex(f"{what}: {nm} must have an integer dtype, got {a.dtype}")
+    if ip.ndim != 1 or ip.shape[0] != nmajor + 1:
+        raise DimensionMismatch(f"{what}: indptr must hold {nmajor + 1} entries ({major}s + 1), "
+                                f"got shape {ip.shape}")
+    if ix.ndim != 1:
+        raise InvalidIndex(f"{what}: indices must be 1-D, got shape {ix.shape}")
+    if ip.dtype.kind == "u" and ip.dtype.itemsize == 8 and int(ip.max()) >= 2**63:
+        k = _first(be, ip >= np.uint64(2**63))
+        raise InvalidIndex(f"{what}: indptr[{k}] = {int(ip[k])} is too large")
+    p = ip.astype(np.int64, copy=False)
+    if int(p[0]) != 0:
+        raise InvalidIndex(f"{what}: indptr[0] must be 0, got {int(p[0])}")
+    if nmajor:
+        dec = p[1:] < p[:-1]
+        if bool(dec.any()):
+            k = _first(be, dec)
+            raise InvalidIndex(f"{what}: indptr decreases at {major} {k}: indptr[{k}] = "
+                               f"{int(p[k])} > indptr[{k + 1}] = {int(p[k + 1])} (the offsets "
+                               "must be non-decreasing)")
+    nnz = int(p[-1])
+    if nnz > ix.shape[0] or (exact and nnz != ix.shape[0]):
+        raise InvalidIndex(f"{what}: indptr[-1] = {nnz} but there are {ix.shape[0]} {minor} "
+                           "indices")
+    if nvals is not None and nvals < nnz:
+        raise DimensionMismatch(f"{what}: indptr[-1] = {nnz} but there are only {nvals} values")
+    ix = ix[:nnz]
+    if nnz:
+        if ix.dtype.kind == "u":
+            bad = ix >= (nminor if nminor is not None else 2**63)
+        else:
+            bad = (ix < 0) if nminor is None else ((ix < 0) | (ix >= nminor))
+        if bool(bad.any()):
+            k = _first(be, bad)
+            r = int(be.xp.searchsorted(p, k, side="right")) - 1
+            rng = f"[0, {nminor})" if nminor is not None else "[0, 2**63)"
+            raise IndexOutOfBound(f"{what}: {minor} index {int(ix[k])} at position {k} ({major} "
+                                  f"{r}) is outside {rng}")
+    return ip, ix

@@ -186,6 +186,9 @@ class Vector:
         a = be.asarray(values)
         if a.ndim != 1:
             raise DimensionMismatch(f"Vector.from_dense needs a 1-D array, got shape {a.shape}")
+        if a.dtype.kind not in "biuf":
+            from .errors import DomainMismatch
+            raise DomainMismatch(f"Vector.from_dense: values of dtype {a.dtype} not supported")
         dt = dtypes.lookup(dtype if dtype is not None else a.dtype)
         v = cls(dt, a.shape[0], device=be.name)
         a = be.xp.array(a, dtype=dt, copy=True)   # never share the caller's array
@@ -371,8 +374,10 @@ def _infer_size(be, idx, size, what, argname):
         return int(idx.max()) + 1 if idx.shape[0] else 0
     size = check_size(size, f"{what} size")
     if idx.shape[0]:
-        hi = int(idx.max())
-        if hi >= size:
+        bad = idx >= size
+        if bool(bad.any()):
             from .errors import IndexOutOfBound
-            raise IndexOutOfBound(f"{what}: {argname} contains {hi}, outside [0, {size})")
+            k = int(be.xp.argmax(bad))
+            raise IndexOutOfBound(f"{what}: {argname}[{k}] = {int(idx[k])} is outside "
+                                  f"[0, {size})")
     return size

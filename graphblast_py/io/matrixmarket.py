@@ -108,6 +108,11 @@ def _parse_header(text, name):
         raise h.error(1, f"the file is empty; expected the banner '{_BANNER}'")
     toks = line.split()
     if not toks or toks[0].lower() != "%%matrixmarket":
+        if toks and all(INT_RE.match(t) for t in toks):
+            raise h.error(1, f"no '%%MatrixMarket' banner: header-less files are refused (their "
+                             "field, symmetry and index base are unknown); add the banner "
+                             f"'{_BANNER}' as the first line, or read an edge list with "
+                             f"gb.io.read_edgelist; got {line[:80]!r}")
         raise h.error(1, f"the first line must be the banner '{_BANNER}', got {line[:80]!r}")
     if len(toks) != 5:
         raise h.error(1, f"the banner needs 4 words after %%MatrixMarket (object, format, "
@@ -195,23 +200,32 @@ def _lineno_end(text):
     return text.count("\n") + (0 if text.endswith("\n") else 1)
 
 
-def _target_dtype(h, dtype):
-    if dtype is not None:
-        return dtypes.lookup(dtype)
+def _file_dtype(h):
+    """The type the file declares: its ``%%GraphBLAS type`` line, else its field."""
     if h.gb_type is not None:
         return h.gb_type
     return {"integer": dtypes.INT64, "real": dtypes.FP64, "pattern": dtypes.BOOL}[h.field]
 
 
-def _value_parse_dtype(h, dt):
-    """dtype the value column is parsed into."""
-    if h.field == "real":
+def _target_dtype(h, dtype):
+    if dtype is not None:
+        return dtypes.lookup(dtype)
+    return _file_dtype(h)
+
+
+def _value_parse_dtype(h):
+    """dtype the value column is parsed into: each value is checked against the
+    type the file declares (as LAGraph does), whatever ``dtype=`` asks for.
+    A float type (``real`` field, or ``%%GraphBLAS type float/double`` even
+    with an ``integer`` field) accepts any real number, ``inf`` and ``nan``;
+    an integer type accepts integers in its range (NumPy's reader checks it);
+    ``bool`` accepts the integers 0 and 1 (checked after parsing)."""
+    ft = _file_dtype(h)
+    if ft.kind == "f":
         return dtypes.FP64
-    if dt.kind in "iu":
-        return dt        # NumPy's reader checks the range of the target integer type
-    return dtypes.INT64
-
-
+    if ft.kind in "iu":
+        return ft
+    return dtypes.INT64        # bool: parsed as integers, then 0/1 checked
 def _check_memory(h, dt, device, name):
     """Refuse headers that would need absurd memory before allocating."""
     n = h.nentries
@@ -237,8 +251,11 @@ def _slow_scan(text, h, dt, exc=None):
     first = h.size_line + 1
     count = 0
     last = h.size_line
-    vdt = _value_parse_dtype(h, dt)
-    lo_v, hi_v = (dtypes.min_value(vdt), dtypes.max_value(vdt)) if vdt.kind in "iu" else (0, 0)
+    vdt = _value_parse_dtype(h)
+    if _file_dtype(h) == dtypes.BOOL:
+        lo_v, hi_v = 0, 1
+    else:
+        lo_v, hi_v = (dtypes.min_value(vdt), dtypes.max_value(vdt)) if vdt.kind in "iu" else (0, 0)
     for k, line in iter_lines(text, h.body_pos):
         lineno = first + k
         toks = line.split("%", 1)[0].split()
@@ -262,8 +279,9 @@ def _slow_scan(text, h, dt, exc=None):
                     raise h.error(lineno, f"{nm} index {i} is outside 1..{n} (Matrix Market "
                                           "indices are 1-based)")
         if ntok in (1, 3):
-            problem = number_token_problem(
-                toks[-1], vdt if h.field == "integer" else dtypes.FP64, lo_v, hi_v, "value")
+            problem = number_token_problem(toks[-1], vdt, lo_v, hi_v, "value")
+            if problem and _file_dtype(h) == dtypes.BOOL and INT_RE.match(toks[-1]):
+                problem = f"the value {toks[-1]} is not a bool (%%GraphBLAS type bool: 0 or 1)"
             if problem:
                 raise h.error(lineno, problem)
     if count < nent:
@@ -317,7 +335,7 @@ def mmread(source, *, dtype=None, dup_op=None, device=None):
         raise h.error(1, f"a skew-symmetric matrix cannot be read as {dt} (its mirrored "
                          "entries are negated); pass a signed dtype=")
     _check_memory(h, dt, device, name)
-    vdt = _value_parse_dtype(h, dt)
+    vdt = _value_parse_dtype(h)
     nent = h.nentries
     if h.format == "coordinate":
         fields = [("r", np.int64), ("c", np.int64)]
@@ -334,6 +352,13 @@ def mmread(source, *, dtype=None, dup_op=None, device=None):
     del body
     if data.shape[0] != nent:
         _slow_scan(text, h, dt)   # raises: too many / too few entries
+    if h.field != "pattern" and _file_dtype(h) == dtypes.BOOL and nent:
+        v = data["v"]
+        bad = (v != 0) & (v != 1)
+        if bad.any():
+            k = int(np.argmax(bad))
+            raise h.error(_entry_lines(text, h, [k])[0], f"the value {int(v[k])} is not a bool "
+                          "(%%GraphBLAS type bool: 0 or 1)")
     if h.format == "array":
         return _array_matrix(h, data["v"], dt, device)
 
@@ -346,6 +371,13 @@ def mmread(source, *, dtype=None, dup_op=None, device=None):
                 line = _entry_lines(text, h, [k])[0]
                 raise h.error(line, f"{nm} index {int(arr[k])} is outside 1..{n} (Matrix "
                                     "Market indices are 1-based)")
+    if h.symmetry == "skew-symmetric" and nent:
+        diag = r == c
+        if diag.any():
+            k = int(np.argmax(diag))
+            raise h.error(_entry_lines(text, h, [k])[0], f"a skew-symmetric matrix has a zero "
+                          f"diagonal (A = -A^T), so entry ({int(r[k])}, {int(c[k])}) on the "
+                          "diagonal is not allowed")
     r = r - 1
     c = c - 1
     values = True if h.field == "pattern" else data["v"]
