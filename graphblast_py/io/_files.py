@@ -10,6 +10,7 @@ import gzip
 import lzma
 import os
 import warnings
+import zlib
 from contextlib import contextmanager
 
 import numpy as np
@@ -24,13 +25,24 @@ def _opener(name):
     return _OPENERS.get(os.path.splitext(name)[1].lower(), open)
 
 
-def read_text(source, what):
+def read_text(source, what, error=InvalidValue):
     """(text, name): the whole content as ``str`` with ``\\r\\n``/``\\r``
-    turned into ``\\n``, and a name for error messages."""
+    turned into ``\\n``, and a name for error messages.  A compressed file
+    that cannot be decompressed raises ``error`` naming the file."""
     if isinstance(source, (str, os.PathLike)):
         name = os.fsdecode(source)
-        with _opener(name)(name, "rb") as f:
-            data = f.read()
+        opener = _opener(name)
+        try:
+            with opener(name, "rb") as f:
+                data = f.read()
+        except (zlib.error, EOFError, lzma.LZMAError, gzip.BadGzipFile) as e:
+            raise error(f"{name}: cannot decompress the file ({type(e).__name__}: {e}); it is "
+                        "corrupt or truncated") from None
+        except OSError as e:
+            if opener is open:
+                raise   # file not found, permission denied: the usual Python errors
+            raise error(f"{name}: cannot decompress the file ({type(e).__name__}: {e}); it is "
+                        "corrupt or not in the format its name says") from None
     elif hasattr(source, "read"):
         name = str(getattr(source, "name", "<stream>"))
         data = source.read()

@@ -61,7 +61,10 @@ def from_networkx(G, weight="weight", *, dtype=None, nodelist=None, device=None)
     if n == 0:
         return Matrix(dtypes.lookup(dtype) if dtype is not None else dtypes.BOOL, 0, 0,
                       device=device)
-    S = nx.to_scipy_sparse_array(G, nodelist=nodelist, weight=weight, format="coo")
+    try:
+        S = nx.to_scipy_sparse_array(G, nodelist=nodelist, weight=weight, format="coo")
+    except (TypeError, ValueError) as e:
+        raise DomainMismatch(_bad_weight(G, weight, e)) from None
     r, c = S.row.astype(np.int64), S.col.astype(np.int64)
     if weight is None:
         dt = dtypes.lookup(dtype) if dtype is not None else dtypes.BOOL
@@ -71,6 +74,15 @@ def from_networkx(G, weight="weight", *, dtype=None, nodelist=None, device=None)
         raise DomainMismatch(f"from_networkx: edge attribute {weight!r} gives values of type "
                              f"{vals.dtype}; expected numbers")
     return Matrix.from_coo(r, c, vals, n, n, dtype=dtype, dup_op="plus", device=device)
+
+
+def _bad_weight(G, weight, e):
+    """Message naming the first edge whose ``weight`` attribute is not a number."""
+    for u, v, w in G.edges(data=weight, default=1):
+        if not isinstance(w, (bool, int, float, np.number)):
+            return (f"from_networkx: edge ({u!r}, {v!r}) has {weight}={w!r} "
+                    f"({type(w).__name__}); edge attribute {weight!r} must hold numbers")
+    return f"from_networkx: cannot build the adjacency matrix from attribute {weight!r}: {e}"
 
 
 def to_networkx(A, *, directed="auto", weight="weight", nodelist=None):

@@ -17,6 +17,8 @@ from ._files import (INT_RE, format_lines, iter_lines, loadtxt, number_token_pro
 
 __all__ = ["read_edgelist", "write_edgelist"]
 
+_MAX_ID = 2**63 - 1
+
 
 
 class _Src:
@@ -175,6 +177,9 @@ def _slow_scan(src, need, weighted, wdt):
         for tok, nm in zip(toks[:2], ("source", "target")):
             if not INT_RE.match(tok):
                 raise src.error(lineno, f"the {nm} vertex id must be an integer, got {tok!r}")
+            if int(tok) > _MAX_ID:
+                raise src.error(lineno, f"the {nm} vertex id {tok} is larger than the largest "
+                                        f"supported id 2**63 - 1")
         if weighted:
             problem = number_token_problem(toks[2], wdt, lo, hi, "weight", "a number")
             if problem:

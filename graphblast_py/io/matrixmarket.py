@@ -309,7 +309,7 @@ def _entry_lines(text, h, ks):
 def mminfo(source):
     """``(nrows, ncols, nnz, format, field, symmetry)`` from a file's header
     (``nnz`` is the number of entry lines)."""
-    text, name = read_text(source, "mminfo")
+    text, name = read_text(source, "mminfo", MatrixMarketError)
     h = _parse_header(text, name)
     return h.nrows, h.ncols, h.nentries, h.format, h.field, h.symmetry
 
@@ -328,7 +328,7 @@ def mmread(source, *, dtype=None, dup_op=None, device=None):
     ``dup_op`` (e.g. ``gb.binary.plus``, what SciPy does) combines them.
     ``array`` files give a matrix in dense form with every entry present.
     """
-    text, name = read_text(source, "mmread")
+    text, name = read_text(source, "mmread", MatrixMarketError)
     h = _parse_header(text, name)
     dt = _target_dtype(h, dtype)
     if h.symmetry == "skew-symmetric" and dt.kind in "ub":
