@@ -37,18 +37,24 @@ Complexity: O(|S| m) work, O(k n) memory per batch of k sources.
 """
 import math
 
-from graphblast_py import (DimensionMismatch, InvalidValue, Matrix, Vector, binary, dtypes,
-                           monoid, semiring, unary)
+from graphblast_py import InvalidValue, Matrix, Vector, binary, dtypes, monoid, semiring, unary
+from graphblast_py.checks import check_bool, check_int, check_matrix
 
 
 def betweenness_centrality(A, sources=None, normalized=True, directed=None, batch_size=64):
     """float64 Vector (every entry present) of betweenness centralities,
     normalised as networkx does; ``sources`` (distinct vertex ids) restricts
-    the sum to those sources (networkx's k-sample semantics)."""
-    if not isinstance(A, Matrix) or A.nrows != A.ncols:
-        raise DimensionMismatch(f"betweenness_centrality needs a square Matrix, got {A!r}")
-    if not isinstance(batch_size, int) or batch_size < 1:
-        raise InvalidValue(f"batch_size must be a positive int, got {batch_size!r}")
+    the sum to those sources (networkx's k-sample semantics).
+
+    Checked up front: ``A`` a square Matrix, ``normalized`` a bool,
+    ``directed`` None or a bool, ``batch_size`` an integer >= 1, ``sources``
+    distinct integer ids in [0, n), at least one."""
+    what = "betweenness_centrality"
+    check_matrix(A, what)
+    normalized = check_bool(normalized, what, "normalized")
+    if directed is not None:
+        directed = check_bool(directed, what, "directed")
+    batch_size = check_int(batch_size, what, "batch_size", 1)
     n = A.nrows
     if sources is None:
         S = Vector(dtypes.BOOL, n, device=A.device)

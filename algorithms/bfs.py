@@ -27,7 +27,8 @@ Complexity: O(n + m) work in push (every edge is scanned at most once over
 the whole search), fewer edges in pull thanks to early exit; one level is
 2-3 framework calls, ``depth + 1`` levels in all.
 """
-from graphblast_py import DimensionMismatch, Matrix, Vector, dtypes, semiring
+from graphblast_py import Vector, dtypes, semiring
+from graphblast_py.checks import check_bool, check_matrix
 from graphblast_py.indexing import check_index
 
 
@@ -35,12 +36,20 @@ def bfs(A, source, parents=False):
     """Levels (int64 Vector: source 0, unreached vertices absent) of a BFS
     from ``source`` along the out-edges of ``A``; with ``parents=True``
     returns ``(levels, parents)``, parents an int64 Vector (parent of the
-    source = source).  Raises DimensionMismatch for a non-square matrix and
-    IndexOutOfBound for a source outside [0, n)."""
-    if not isinstance(A, Matrix) or A.nrows != A.ncols:
-        raise DimensionMismatch(f"bfs needs a square adjacency Matrix, got {A!r}")
+    source = source).
+
+    Unreached vertices have *no entry*: ``levels.to_dense()`` fills them with
+    0, the level of the source, so pass a fill that cannot be a level, e.g.
+    ``levels.to_dense(fill=-1)``.
+
+    Raises InvalidObject when ``A`` is not a Matrix (e.g. a networkx graph),
+    DimensionMismatch for a non-square matrix, InvalidIndex/IndexOutOfBound for
+    a source that is not an integer in [0, n), InvalidObject for a non-bool
+    ``parents``."""
+    check_matrix(A, "bfs")
     n = A.nrows
     source = check_index(source, n, "bfs source")
+    parents = check_bool(parents, "bfs", "parents")
     levels = Vector(dtypes.INT64, n, device=A.device)
     frontier = Vector.from_coo([source], source, size=n, dtype=dtypes.INT64, device=A.device)
     op = semiring.any_secondi if parents else semiring.any_pair

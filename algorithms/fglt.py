@@ -35,6 +35,7 @@ Returns an n×16 (``orbits=16``) or n×5 (``orbits=5``: σ0..σ4 only) int64
 Matrix with every entry stored; ``net=False`` gives the raw frequencies.
 """
 from graphblast_py import InvalidValue, Matrix, Vector, binary, monoid, semiring, unary
+from graphblast_py.checks import check_bool, check_int, check_matrix
 
 # net frequency k = sum of coef * raw sigma_j, as (k, j, coef); identity terms included
 NET = [(0, 0, 1), (1, 1, 1), (2, 2, 1), (2, 4, -2), (3, 3, 1), (3, 4, -1), (4, 4, 1),
@@ -49,8 +50,10 @@ NET = [(0, 0, 1), (1, 1, 1), (2, 2, 1), (2, 4, -2), (3, 3, 1), (3, 4, -1), (4, 4
 
 def fglt(A, orbits=16, net=True):
     """Raw (``net=False``) or net graphlet orbit frequencies of every vertex: see the module."""
-    if orbits not in (5, 16):
+    check_matrix(A, "fglt", square=False)
+    if check_int(orbits, "fglt", "orbits", 1) not in (5, 16):
         raise InvalidValue(f"fglt: orbits must be 5 or 16, got {orbits!r}")
+    net = check_bool(net, "fglt", "net")
     P = _pattern(A)
     n, pt, ps = P.nrows, semiring.plus_times, semiring.plus_pair
     add = lambda x, y, a=1: x.ewise_union(y.apply(binary.times, right=a), binary.plus, 0, 0)  # noqa: E731

@@ -22,15 +22,22 @@ vector filled with the constant c; the error is an ``ewise`` and a reduce.
 
 Complexity: O(m + n) per iteration, at most ``max_iter`` iterations.
 """
-from graphblast_py import (ConvergenceError, DimensionMismatch, Matrix, Vector, binary, dtypes,
-                           monoid, semiring, unary)
+from graphblast_py import ConvergenceError, Vector, binary, dtypes, monoid, semiring, unary
+from graphblast_py.checks import check_int, check_matrix, check_real
 
 
 def pagerank(A, damping=0.85, tol=1e-6, max_iter=100):
     """PageRank of every vertex of the weighted digraph ``A`` (float64 Vector
-    with every entry present, summing to 1); networkx's definition."""
-    if not isinstance(A, Matrix) or A.nrows != A.ncols:
-        raise DimensionMismatch(f"pagerank needs a square adjacency Matrix, got {A!r}")
+    with every entry present, summing to 1); networkx's definition.
+
+    Parameters are checked before any work: ``damping`` a finite number in
+    [0, 1], ``tol`` a finite number > 0, ``max_iter`` an integer >= 1
+    (InvalidValue, or InvalidObject for a wrong type); ``A`` a square Matrix
+    (InvalidObject / DimensionMismatch)."""
+    check_matrix(A, "pagerank")
+    damping = check_real(damping, "pagerank", "damping", 0.0, 1.0)
+    tol = check_real(tol, "pagerank", "tol", 0.0, lo_open=True)
+    max_iter = check_int(max_iter, "pagerank", "max_iter", 1)
     n = A.nrows
     x = Vector(dtypes.FP64, n, device=A.device)
     if n == 0:

@@ -28,8 +28,8 @@ shortest-path tree; 4 framework calls per round.
 """
 import math
 
-from graphblast_py import (DimensionMismatch, Matrix, NegativeCycle, Vector, binary, dtypes,
-                           semiring, unary)
+from graphblast_py import NegativeCycle, Vector, binary, dtypes, semiring, unary
+from graphblast_py.checks import check_matrix, check_no_nan
 from graphblast_py.indexing import check_index
 
 
@@ -37,11 +37,19 @@ def sssp(A, source):
     """Shortest-path distances from ``source`` along the out-edges of ``A``
     (weights = values of A, negatives allowed) as a Vector of A's float dtype
     (float64 for integer/Boolean A); unreachable vertices have no entry.
-    Raises NegativeCycle when a negative cycle is reachable from ``source``."""
-    if not isinstance(A, Matrix) or A.nrows != A.ncols:
-        raise DimensionMismatch(f"sssp needs a square weighted adjacency Matrix, got {A!r}")
+
+    ``dist.to_dense()`` fills unreachable vertices with 0, the distance of the
+    source: pass ``dist.to_dense(fill=math.inf)`` to tell them apart.
+
+    Raises NegativeCycle when a negative cycle is reachable from ``source``;
+    InvalidValue when a weight is NaN (it would make every comparison false
+    and drop edges silently); InvalidObject when ``A`` is not a Matrix;
+    DimensionMismatch for a non-square matrix; InvalidIndex/IndexOutOfBound for
+    a bad ``source``."""
+    check_matrix(A, "sssp")
     n = A.nrows
     source = check_index(source, n, "sssp source")
+    check_no_nan(A, "sssp")
     dt = A.dtype if A.dtype.kind == "f" else dtypes.FP64
     dist = Vector.from_coo([source], 0, size=n, dtype=dt, device=A.device)
     frontier = dist.dup()

@@ -26,14 +26,14 @@ operands are cast to int64 first so the counts accumulate in int64.
 Complexity: O(sum over edges (i, j) of min/merge of deg(i), deg(j)) =
 O(m^{3/2}) worst case; memory O(m).
 """
-from graphblast_py import (DimensionMismatch, InvalidValue, Matrix, Vector, binary, dtypes, monoid,
-                           semiring)
+from graphblast_py import InvalidValue, Vector, binary, dtypes, monoid, semiring
+from graphblast_py.checks import check_matrix
 
 
 def check_undirected(A, what):
-    """Raise unless A is a square matrix with a symmetric structure."""
-    if not isinstance(A, Matrix) or A.nrows != A.ncols:
-        raise DimensionMismatch(f"{what} needs a square adjacency Matrix, got {A!r}")
+    """Raise unless A is a square matrix (InvalidObject / DimensionMismatch)
+    with a symmetric structure (InvalidValue)."""
+    check_matrix(A, what)
     if A.ewise_mult(A.T, binary.pair).nvals != A.nvals:
         raise InvalidValue(f"{what} needs an undirected graph: the structure of A must be "
                            "symmetric (use A.ewise_add(A.T, gb.binary.any) to symmetrise)")

@@ -10,7 +10,7 @@ from . import dtypes, errors
 from .device import get_device, set_device, using_device
 from .errors import (ConvergenceError, DeviceMismatch, DeviceUnavailable, DimensionMismatch,
                      DomainMismatch, EmptyObject, GraphBLASError, IndexOutOfBound, InvalidIndex,
-                     InvalidValue, MatrixMarketError, MissingKernel, NegativeCycle, NoValue,
+                     InvalidObject, InvalidValue, MatrixMarketError, MissingKernel, NegativeCycle, NoValue,
                      OutOfMemory, Overflow)
 from .mask import Mask
 from .matrix import Matrix
@@ -43,5 +43,5 @@ __all__ = [
     "GraphBLASError", "DimensionMismatch", "DomainMismatch", "InvalidValue", "InvalidIndex",
     "IndexOutOfBound", "DeviceMismatch", "DeviceUnavailable", "OutOfMemory",
     "MatrixMarketError", "NoValue", "MissingKernel", "ConvergenceError", "NegativeCycle",
-    "EmptyObject", "Overflow", "algorithms", "linalg", "io", "generators",
+    "EmptyObject", "Overflow", "InvalidObject", "algorithms", "linalg", "io", "generators",
 ]

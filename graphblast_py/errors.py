@@ -11,7 +11,7 @@ __all__ = [
     "GraphBLASError", "DimensionMismatch", "DomainMismatch", "InvalidValue",
     "InvalidIndex", "IndexOutOfBound", "DeviceMismatch", "DeviceUnavailable",
     "OutOfMemory", "MatrixMarketError", "NoValue", "MissingKernel",
-    "ConvergenceError", "NegativeCycle", "EmptyObject", "Overflow",
+    "ConvergenceError", "NegativeCycle", "EmptyObject", "Overflow", "InvalidObject",
 ]
 
 
@@ -29,6 +29,12 @@ class DomainMismatch(GraphBLASError, TypeError):
 
 class InvalidValue(GraphBLASError, ValueError):
     """An argument has a value outside its allowed set."""
+
+
+class InvalidObject(GraphBLASError, TypeError):
+    """An argument is not the kind of object expected, e.g. a networkx graph or
+    a SciPy matrix where a graphblast_py Matrix is needed; the message names the
+    type that was passed."""
 
 
 class InvalidIndex(GraphBLASError, IndexError):

@@ -1,0 +1,88 @@
+"""Up-front checks of algorithm arguments.
+
+Every algorithm validates its arguments before doing any work, with a message
+naming the algorithm, the parameter, what was passed and what is accepted:
+a wrong kind of object raises :class:`InvalidObject` (a ``TypeError``), a
+value out of range :class:`InvalidValue`, a non-square matrix
+:class:`DimensionMismatch`.
+"""
+import math
+import numbers
+
+import numpy as np
+
+from .errors import DimensionMismatch, InvalidObject, InvalidValue
+
+
+def _typename(x):
+    t = type(x)
+    mod = t.__module__
+    return t.__qualname__ if mod in ("builtins", None) else f"{mod}.{t.__qualname__}"
+
+
+def check_matrix(A, what, name="A", square=True):
+    """``A`` must be a graphblast_py Matrix (square unless ``square=False``)."""
+    from .matrix import Matrix
+    if not isinstance(A, Matrix):
+        hint = ""
+        mod = type(A).__module__ or ""
+        if mod.startswith("networkx"):
+            hint = " (convert it with gb.io.from_networkx)"
+        elif mod.startswith(("scipy", "cupyx")):
+            hint = " (convert it with gb.Matrix.from_scipy)"
+        elif mod.startswith("graphblas"):
+            hint = " (convert it with gb.io.from_graphblas)"
+        elif isinstance(A, np.ndarray):
+            hint = " (convert it with gb.Matrix.from_dense)"
+        raise InvalidObject(f"{what}: {name} must be a graphblast_py Matrix, got "
+                            f"{_typename(A)}{hint}")
+    if square and A.nrows != A.ncols:
+        raise DimensionMismatch(f"{what}: {name} must be a square adjacency matrix, got "
+                                f"{A.nrows} x {A.ncols}")
+    return A
+
+
+def check_real(x, what, name, lo=-math.inf, hi=math.inf, lo_open=False, hi_open=False):
+    """A finite real number in the interval; returns it as float."""
+    if isinstance(x, (bool, np.bool_)) or not isinstance(x, numbers.Real):
+        raise InvalidObject(f"{what}: {name} must be a real number, got {_typename(x)} {x!r}")
+    v = float(x)
+    below = v <= lo if lo_open else v < lo
+    above = v >= hi if hi_open else v > hi
+    if not math.isfinite(v) or below or above:
+        if hi == math.inf and lo == -math.inf:
+            rng = ""
+        elif hi == math.inf:
+            rng = f" {'>' if lo_open else '>='} {lo:g}"
+        else:
+            rng = f" in {'(' if lo_open else '['}{lo:g}, {hi:g}{')' if hi_open else ']'}"
+        raise InvalidValue(f"{what}: {name} must be a finite number{rng}, got {x!r}")
+    return v
+
+
+def check_int(x, what, name, lo=1):
+    """An integer >= lo (bool refused); returns it as int."""
+    if isinstance(x, (bool, np.bool_)) or not isinstance(x, numbers.Integral):
+        raise InvalidObject(f"{what}: {name} must be an integer, got {_typename(x)} {x!r}")
+    if x < lo:
+        raise InvalidValue(f"{what}: {name} must be an integer >= {lo}, got {x!r}")
+    return int(x)
+
+
+def check_bool(x, what, name):
+    if not isinstance(x, (bool, np.bool_)):
+        raise InvalidObject(f"{what}: {name} must be True or False, got {_typename(x)} {x!r}")
+    return bool(x)
+
+
+def check_no_nan(A, what):
+    """Refuse a float matrix holding NaN values (a NaN weight makes every
+    comparison false: edges would be dropped silently)."""
+    if A.dtype.kind != "f" or A.nvals == 0:
+        return
+    from .operators import binary, monoid
+    nan = A.ewise_mult(A, binary.ne)                  # x != x only for NaN
+    if nan.reduce_scalar(monoid.lor):
+        r, c, _ = nan.select("==", True).to_coo()
+        raise InvalidValue(f"{what}: the weight A[{int(r[0])}, {int(c[0])}] is NaN; every "
+                           "weight must be a number (remove or replace the NaN entries)")
