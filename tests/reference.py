@@ -15,8 +15,27 @@ Typing (the rules graphblast_py documents in ``graphblast_py/dtypes.py``):
   type over the multiply's result type, and each product is cast to it;
 * a value stored into ``out`` is cast to ``out``'s dtype (C casting).
 
-Values in the tests are small integers, so float rounding never matters; the
-operations on NumPy scalars of the compute type reproduce integer wrap-around.
+Values in the tests are small integers plus, now and then, the special values
+of the type (integers: the type's min and max, 0, -1; floats: NaN, +inf, -inf,
+-0.0) -- no other floats, so a sum of at most a few terms is exact and does
+not depend on the order it is taken in.  The operations on NumPy scalars of
+the compute type reproduce integer wrap-around.
+
+Floating-point rules (those of SuiteSparse:GraphBLAS, checked against
+python-graphblas in tests/test_vs_graphblas.py):
+
+* ``min``/``max`` follow C's ``fmin``/``fmax``: a NaN operand loses
+  (``min(2, NaN) = 2``); only ``min(NaN, NaN)`` is NaN.  So the monoid's
+  identity (+inf for min) is not an identity for NaN -- a reduction is a fold
+  of the stored values, never a fold starting from the identity;
+* ``times`` has no terminal value for floats (``0 * inf`` is NaN), ``min``'s
+  is -inf, ``max``'s +inf (they absorb NaN too);
+* ``div`` on floats is IEEE division (``x/0`` is ±inf or NaN); on integers it
+  truncates toward zero, ``x/0`` is 0 for ``x == 0``, else the type's max
+  (``x > 0``) or min (``x < 0``), and ``min/-1`` wraps to min;
+* a float that is NaN, infinite or out of range has no defined cast to an
+  integer type (C leaves it undefined): :func:`cast` raises
+  :class:`UndefinedCast` and the tests discard such an example.
 """
 import warnings
 
@@ -25,7 +44,7 @@ import numpy as np
 BOOL = np.dtype(bool)
 INT64 = np.dtype(np.int64)
 
-ARITH = ("plus", "minus", "rminus", "times")
+ARITH = ("plus", "minus", "rminus", "times", "div")
 SAME = ("min", "max", "first", "second", "any", "pair")
 COMPARE = ("eq", "ne", "lt", "le", "gt", "ge")
 LOGICAL = ("land", "lor", "lxor", "lxnor")
@@ -81,8 +100,20 @@ class Ref:
         return f"Ref(shape={self.shape}, dtype={self.dtype}, {shown})"
 
 
+class UndefinedCast(ValueError):
+    """A NaN, infinite or out-of-range float cast to an integer type."""
+
+
 def cast(x, dtype):
-    """C-style cast of one value to ``dtype`` (float to int truncates)."""
+    """C-style cast of one value to ``dtype`` (float to int truncates; a float
+    with no integer value in range raises :class:`UndefinedCast`)."""
+    dtype = np.dtype(dtype)
+    a = np.asarray(x)
+    if a.dtype.kind == "f" and dtype.kind in "iu":
+        v = float(a)
+        info = np.iinfo(dtype)
+        if not np.isfinite(v) or not (info.min - 1 < v < info.max + 1):
+            raise UndefinedCast(f"{v!r} to {dtype}")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return np.asarray(x).astype(dtype, casting="unsafe")[()]
@@ -149,14 +180,39 @@ def binop(name, x, y, tx, ty, pos=None):
             r = b - a
         elif name == "times":
             r = a * b
-        elif name == "min":
-            r = a if a <= b else b
-        elif name == "max":
-            r = a if a >= b else b
+        elif name == "div":
+            r = _div(a, b, dom)
+        elif name == "min":                 # fmin: a NaN operand loses
+            r = a if b != b else b if a != a else (a if a <= b else b)
+        elif name == "max":                 # fmax
+            r = a if b != b else b if a != a else (a if a >= b else b)
         else:
             r = {"eq": a == b, "ne": a != b, "lt": a < b, "le": a <= b, "gt": a > b,
                  "ge": a >= b}[name]
     return cast(r, out)
+
+
+def _div(a, b, dom):
+    """GraphBLAS division in type ``dom`` (see the module docstring)."""
+    if dom.kind == "f":
+        return a / b
+    if b == 0:
+        if a == 0:
+            return dom.type(0)
+        return np.iinfo(dom).max if a > 0 else np.iinfo(dom).min
+    q = abs(int(a)) // abs(int(b))                  # Python ints: exact, then wrap
+    if (int(a) < 0) != (int(b) < 0):
+        q = -q
+    return _wrap(q, dom)
+
+
+def _wrap(v, dom):
+    """The Python int ``v`` wrapped into integer type ``dom``."""
+    bits = 8 * dom.itemsize
+    v &= (1 << bits) - 1
+    if dom.kind == "i" and v >= 1 << (bits - 1):
+        v -= 1 << bits
+    return dom.type(v)
 
 
 def identity(name, t):
@@ -491,7 +547,7 @@ def equal(a, b):
     if not np.array_equal(a.present, b.present):
         return f"structure differs: {np.argwhere(a.present != b.present).tolist()}"
     va, vb = a.vals[a.present], b.vals[b.present]
-    if not np.array_equal(va, vb):
+    if not np.array_equal(va, vb, equal_nan=va.dtype.kind in "fc"):
         return f"values differ: {va.tolist()} != {vb.tolist()}"
     return ""
 
@@ -534,7 +590,8 @@ def to_lib(r, form, device):
     rows, cols = np.nonzero(r.present)
     if form == "iso":
         vals = r.vals[rows, cols]
-        assert r.nvals == 0 or (vals == vals[0]).all()
+        assert r.nvals == 0 or np.array_equal(vals, np.full_like(vals, vals[0]),
+                                              equal_nan=vals.dtype.kind == "f")
         value = vals[0] if r.nvals else r.dtype.type(1)
         A = gb.Matrix.from_coo(rows, cols, r.dtype.type(value), r.shape[0], r.shape[1],
                                dtype=r.dtype, device=device)
