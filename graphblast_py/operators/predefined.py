@@ -146,10 +146,13 @@ _b("rminus", lambda xp, x, y: xp.subtract(y, x), "y - x", ARITH)
 _b("times", _np("multiply"), "x * y", ARITH, comm=True)
 _b("div", _div, "x / y", ARITH)
 binary._ops["truediv"] = binary.div
+# min/max follow fmin/fmax (SuiteSparse): a NaN operand loses, min(2, NaN) = 2 -- the
+# same rule in the numba kernels (backend/cpu/kernels.py) and the CUDA table
+# (backend/gpu/kernels.py _EXPR); tests/test_direction.py checks every path.
 _b("min", lambda xp, x, y: xp.fmin(x, y) if xp.result_type(x, y).kind == "f" else xp.minimum(x, y),
-   "(x < y ? x : y)", comm=True)
+   "(x < y ? x : (y == y ? y : x))", comm=True)
 _b("max", lambda xp, x, y: xp.fmax(x, y) if xp.result_type(x, y).kind == "f" else xp.maximum(x, y),
-   "(x > y ? x : y)", comm=True)
+   "(x > y ? x : (y == y ? y : x))", comm=True)
 _b("first", lambda xp, x, y: x, "x", reads=(True, False))
 _b("second", lambda xp, x, y: y, "y", reads=(False, True))
 _b("any", lambda xp, x, y: x, "x", reads=(True, False), comm=True)
