@@ -38,6 +38,8 @@ def _resolve(rule, tx, ty=None):
 
 
 def _resolve_uncached(rule, tx, ty):
+    if isinstance(rule, np.dtype):      # an explicit result type
+        return rule
     if rule == BOOL:
         return dtypes.BOOL
     if rule == INT64:
@@ -62,9 +64,13 @@ class UnaryOp:
     @classmethod
     def register(cls, name, func, cuda_expr=None, result=SAME):
         """A user-defined unary operator: ``func(x)`` in Python (numba-compiled
-        on the CPU) and ``cuda_expr`` in C over ``x`` for GPU objects."""
+        on the CPU) and ``cuda_expr`` in C over ``x`` for GPU objects.
+
+        ``result`` (see :func:`_check_result`): ``"same"`` (the input type),
+        ``"bool"``, or a dtype (``"float64"``, ``np.int32``...): the type of
+        the output values."""
         _check_user(name, func, cuda_expr)
-        return cls(name, func=func, cexpr=cuda_expr, result=result)
+        return cls(name, func=func, cexpr=cuda_expr, result=_check_result(name, result))
 
     def __repr__(self):
         return f"UnaryOp({self.name!r})"
@@ -97,11 +103,12 @@ class BinaryOp:
         """A user-defined binary operator: ``func(x, y)`` in Python and
         ``cuda_expr`` in C over ``x`` and ``y`` (for GPU objects), e.g.
         ``BinaryOp.register("absdiff", lambda x, y: abs(x - y), "(x > y ? x - y : y - x)")``.
-        ``result`` is ``"same"`` (the common input type) or ``"bool"``."""
+        ``result`` (see :func:`_check_result`): ``"same"`` (the common input
+        type), ``"arith"`` (like ``"same"`` but bool inputs give int64),
+        ``"bool"``, or a dtype (``"float64"``...): the type of the output."""
         _check_user(name, func, cuda_expr)
-        if result not in (SAME, BOOL, ARITH):
-            raise InvalidValue(f"result must be 'same', 'arith' or 'bool', got {result!r}")
-        return cls(name, func=func, cexpr=cuda_expr, result=result)
+        return cls(name, func=func, cexpr=cuda_expr,
+                   result=_check_result(name, result, (SAME, BOOL, ARITH)))
 
     def __repr__(self):
         return f"BinaryOp({self.name!r})"
@@ -118,16 +125,17 @@ class IndexUnaryOp:
         self.is_user = vec is None
 
     def out_dtype(self, tx, tthunk=None):
-        if self.result == SAME and tthunk is not None and not self.reads_x:
+        if isinstance(self.result, str) and self.result == SAME and tthunk is not None and not self.reads_x:
             return tthunk
         return _resolve(self.result, tx)
 
     @classmethod
     def register(cls, name, func, cuda_expr=None, result=BOOL):
         """User-defined: ``func(x, i, j, thunk)`` and a CUDA expression over
-        ``x, i, j, thunk``; ``result="bool"`` makes it a select predicate."""
+        ``x, i, j, thunk``; ``result="bool"`` makes it a select predicate;
+        ``"same"`` (the input type) or a dtype for ``apply``."""
         _check_user(name, func, cuda_expr)
-        return cls(name, func=func, cexpr=cuda_expr, result=result)
+        return cls(name, func=func, cexpr=cuda_expr, result=_check_result(name, result))
 
     def __repr__(self):
         return f"IndexUnaryOp({self.name!r})"
@@ -222,6 +230,35 @@ def _check_user(name, func, cexpr):
     if cexpr is not None and not isinstance(cexpr, str):
         raise InvalidValue(f"operator {name!r}: cuda_expr must be a string of C, got "
                            f"{type(cexpr).__name__}")
+
+
+def _check_result(name, result, names=(SAME, BOOL)):
+    """The result type of a user-defined operator, made explicit.
+
+    * ``"same"``: the (common) input type.  The Python function's value is
+      stored in that type, so a function that returns a float for integer
+      inputs (``lambda x: x / 2`` on int64) is *refused* when it is first
+      compiled (:class:`DomainMismatch`) instead of silently truncated:
+      register it with ``result="float64"``, or make the truncation explicit
+      in the function (``x // 2``, ``int(x / 2)``).
+    * ``"bool"``: bool output (comparisons, select predicates).
+    * ``"arith"`` (binary only): like ``"same"``, but bool inputs give int64.
+    * a dtype (``"float64"``, ``"int32"``, ``np.float32``...): always that
+      type; the function's value is cast to it with C semantics (an explicit
+      choice, so a float value stored as an integer type is truncated).
+
+    Whatever the rule, the function must return a number or a bool: an
+    operator returning a string, tuple or other object is refused when it is
+    compiled.
+    """
+    if isinstance(result, str) and result in names:
+        return result
+    try:
+        return dtypes.lookup(result)
+    except (DomainMismatch, TypeError):
+        pass
+    raise InvalidValue(f"operator {name!r}: result must be one of {', '.join(map(repr, names))} "
+                       f"or a dtype such as 'float64', got {result!r}")
 
 
 def check_kind(op, kinds, what):

@@ -10,7 +10,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ... import dtypes
-from ...errors import MissingKernel
+from ...errors import DomainMismatch, MissingKernel
 from ..generic import ArrayBackend
 
 _REDUCEAT = {"plus": np.add, "times": np.multiply, "lor": np.logical_or,
@@ -45,6 +45,13 @@ def _guard(op, run):
     return call
 
 
+def _first_line(e):
+    import re
+    lines = [ln.strip() for ln in re.sub(r"\x1b\[[0-9;]*m", "", str(e)).splitlines()]
+    why = [ln for ln in lines if ln and not ln.startswith(("Failed in", "During:", "File"))]
+    return why[0] if why else (lines[0] if lines else type(e).__name__)
+
+
 def _kernels():
     global _kernel_module
     if _kernel_module is None:
@@ -69,12 +76,54 @@ class CPUBackend(ArrayBackend):
         return sp.csr_matrix((vals, indices, indptr), shape=shape)
 
     # ------------------------------------------------------------ user operators
+    def _jit(self, op):
+        """The numba dispatcher of a user operator's function (one per operator)."""
+        d = self._user.get(("jit", op))
+        if d is None:
+            from numba import njit
+            d = self._user[("jit", op)] = njit(op.func)
+        return d
+
+    def _check_return(self, op, arg_dtypes, out_dtype):
+        """Compile ``op`` for ``arg_dtypes`` and check what it returns: a
+        number or bool (never a string or object, which numba would store as
+        garbage), and no float silently truncated into an integer/bool output
+        unless the operator's result type was given explicitly as a dtype."""
+        key = ("ret", op, arg_dtypes, np.dtype(out_dtype))
+        if key in self._user:
+            return
+        import numba
+        from numba.core import types
+        from numba.core.errors import NumbaError
+        sig = tuple(a if isinstance(a, types.Type) else numba.from_dtype(np.dtype(a))
+                    for a in arg_dtypes)
+        d = self._jit(op)
+        try:
+            d.compile(sig)
+        except NumbaError as e:
+            raise MissingKernel(f"cannot compile user operator {op.name!r} for the CPU with "
+                                f"numba for inputs {sig}: {_first_line(e)}") from None
+        rt = next((s.return_type for s in d.nopython_signatures if tuple(s.args) == sig), None)
+        if rt is not None:
+            ins = ", ".join(str(a) for a in sig)
+            if isinstance(rt, types.Complex) or not isinstance(rt, (types.Number, types.Boolean)):
+                raise DomainMismatch(f"user operator {op.name!r} returns {rt} for ({ins}) inputs; "
+                                     "an operator must return a number or a bool")
+            out = np.dtype(out_dtype)
+            explicit = isinstance(op.result, np.dtype)
+            if isinstance(rt, types.Float) and out.kind in "iub" and not explicit:
+                raise DomainMismatch(
+                    f"user operator {op.name!r} returns {rt} for ({ins}) inputs but its result "
+                    f"type is {op.result!r} ({out}): the value would be truncated; register it "
+                    f"with result='float64' (or another dtype), or truncate explicitly in the "
+                    f"function (e.g. x // 2)")
+        self._user[key] = True
+
     def _compiled(self, key, builder):
         fn = self._user.get(key)
         if fn is None:
-            from numba import njit
             try:
-                fn = builder(njit(key[1].func))
+                fn = builder(self._jit(key[1]))
             except Exception as e:  # noqa: BLE001 - report numba's reason clearly
                 raise MissingKernel(f"cannot compile user operator {key[1].name!r} for the CPU "
                                     f"with numba: {e}") from e
@@ -83,6 +132,7 @@ class CPUBackend(ArrayBackend):
         return fn
 
     def user_binary(self, op, in_dtype, out_dtype):
+        self._check_return(op, (in_dtype, in_dtype), out_dtype)
         run = self._compiled(("b", op), _kernels().compile_map2)
 
         def f(x, y):
@@ -94,6 +144,7 @@ class CPUBackend(ArrayBackend):
         return f
 
     def user_unary(self, op, in_dtype, out_dtype):
+        self._check_return(op, (in_dtype,), out_dtype)
         run = self._compiled(("u", op), _kernels().compile_map1)
 
         def f(x):
@@ -106,6 +157,9 @@ class CPUBackend(ArrayBackend):
         run = self._compiled(("i", op), _kernels().compile_map_index)
 
         def f(x, i, j, thunk):
+            import numba
+            self._check_return(op, (in_dtype, np.int64, np.int64, numba.typeof(thunk)),
+                               out_dtype)
             n = i.shape[0]
             x = np.broadcast_to(x if x is not None else np.zeros(1, in_dtype), (n,))
             j = np.broadcast_to(np.asarray(j, dtype=np.int64), (n,))
@@ -142,6 +196,7 @@ class CPUBackend(ArrayBackend):
         if name == "lxnor":
             _kernels().segment_eq(vals, starts.astype(np.int64), out)
             return out
+        self._check_return(monoid.op, (vals.dtype, vals.dtype), vals.dtype)
         run = self._compiled(("s", monoid.op), _kernels().compile_segment_reduce)
         run(vals, starts.astype(np.int64), out)
         return out
@@ -194,46 +249,60 @@ class CPUBackend(ArrayBackend):
         t = semiring.monoid.terminal(out_dtype)
         return (t, True) if t is not None else (out_dtype.type(0), False)
 
-    def spmv_pull(self, R, x, semiring, rows, swap, out_dtype):
+    def spmv_pull(self, R, x, semiring, rows, swap, out_dtype, structure_only=True,
+                  early_exit=True):
         if not self._kernel_ok(semiring, out_dtype):
-            return super().spmv_pull(R, x, semiring, rows, swap, out_dtype)
+            return super().spmv_pull(R, x, semiring, rows, swap, out_dtype,
+                                     structure_only=structure_only, early_exit=early_exit)
         indptr, indices, rvals = R
         nrows = indptr.shape[0] - 1
         xvals, xpres = x
         cd = self._compute_dtype(semiring, out_dtype)
         ra, rx = self._reads(semiring, swap)
+        keep = not structure_only and rvals is not None
+        ra = ra or keep
         a = self._operand(rvals, ra, cd)
         xv = self._operand(xvals, True, cd) if rx else np.zeros(xvals.shape[0], dtype=cd)
         outv = np.zeros(nrows, dtype=out_dtype)
         outp = np.zeros(nrows, dtype=bool)
-        if rows is None:
+        masked = rows is not None
+        if not masked:
             rows = np.arange(nrows, dtype=np.int64)
         term, has_term = self._term(semiring, out_dtype)
         k = _kernels()
         work = rows.shape[0] * max(1, indices.shape[0] // max(nrows, 1))
         kernel = k.pull_parallel if work > PARALLEL_WORK else k.pull_serial
-        kernel(indptr, indices, a, bool(ra and rvals is not None), xv,
+        read_a = bool(ra and rvals is not None)
+        kernel(indptr, indices, a, read_a, keep, self._sink, xv,
                xpres if xpres is not None else np.zeros(1, dtype=bool), xpres is not None, rows,
-               semiring.monoid.opcode, semiring.mult.opcode, swap, term, has_term,
-               semiring.monoid.is_any, outv, outp)
+               semiring.monoid.opcode, semiring.mult.opcode, swap, term, has_term and early_exit,
+               semiring.monoid.is_any and early_exit, outv, outp)
+        self.last_kernel = ("pull", read_a, early_exit, masked)
         return outv, outp
 
-    def spmspv_push(self, P, x, semiring, allowed, swap, out_dtype, n_out):
+    _sink = np.zeros(1, dtype=bool)   # the kernels' dummy store target (keep_a)
+
+    def spmspv_push(self, P, x, semiring, allowed, swap, out_dtype, n_out, structure_only=True):
         if not self._kernel_ok(semiring, out_dtype):
-            return super().spmspv_push(P, x, semiring, allowed, swap, out_dtype, n_out)
+            return super().spmspv_push(P, x, semiring, allowed, swap, out_dtype, n_out,
+                                       structure_only=structure_only)
         indptr, indices, pvals = P
         xidx, xvals = x
         cd = self._compute_dtype(semiring, out_dtype)
         ra, rx = self._reads(semiring, swap)
+        keep = not structure_only and pvals is not None
+        ra = ra or keep
         a = self._operand(pvals, ra, cd)
         xv = self._operand(xvals, True, cd) if rx else np.zeros(xidx.shape[0], dtype=cd)
         outv = np.zeros(n_out, dtype=out_dtype)
         outp = np.zeros(n_out, dtype=bool)
         touched = np.empty(n_out, dtype=np.int64)
-        nt = _kernels().push(indptr, indices, a, bool(ra and pvals is not None), xidx, xv,
+        read_a = bool(ra and pvals is not None)
+        nt = _kernels().push(indptr, indices, a, read_a, keep, self._sink, xidx, xv,
                              allowed if allowed is not None else np.zeros(1, dtype=bool),
                              allowed is not None, semiring.monoid.opcode, semiring.mult.opcode,
                              swap, semiring.monoid.is_any, outv, outp, touched)
+        self.last_kernel = ("push", read_a, None, allowed is not None)
         idx = np.sort(touched[:nt])
         return idx, outv[idx]
 
