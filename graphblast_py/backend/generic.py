@@ -328,17 +328,26 @@ class ArrayBackend:
         m = semiring.mult
         return (m.reads_y, m.reads_x) if swap else (m.reads_x, m.reads_y)
 
-    def spmv_pull(self, R, x, semiring, rows, swap, out_dtype):
+    # backend-level hook: the variant the last spmv_pull/spmspv_push ran, as
+    # (kind, reads matrix values, early exit (None for push), mask used in the kernel)
+    last_kernel = None
+
+    def spmv_pull(self, R, x, semiring, rows, swap, out_dtype, structure_only=True,
+                  early_exit=True):
         """Pull: ``w(r) = add_c R(r,c) (*) x(c)`` for the rows ``rows`` (int64
         array) or all rows (None).  ``R = (indptr, indices, vals)`` (vals None
         when not read); ``x = (vals, present)`` dense (present None: all
         present).  ``swap``: x is the first operand of the product (vxm).
+        ``structure_only=False``: load R's values even when the multiply
+        ignores them; ``early_exit=False``: no row stops at the monoid's
+        terminal value (this vectorised path never stops early anyway).
         Returns (vals, present) dense over all rows of R."""
         xp = self.xp
         indptr, indices, rvals = R
         nrows = indptr.shape[0] - 1
         xvals, xpres = x
-        if rows is None:
+        masked = rows is not None
+        if not masked:
             rows = xp.arange(nrows, dtype=np.int64)
         seg, pos = self.gather_rows(indptr, rows)
         c = indices[pos].astype(np.int64)
@@ -346,7 +355,9 @@ class ArrayBackend:
             keep = xpres[c]
             seg, pos, c = seg[keep], pos[keep], c[keep]
         ra, rx = self._reads(semiring, swap)
-        a = rvals[pos] if (ra and rvals is not None) else None
+        a = rvals[pos] if ((ra or not structure_only) and rvals is not None) else None
+        self.last_kernel = ("pull", a is not None, False, masked)
+        a = a if ra else None
         b = xvals[c] if rx else None
         prod = self._vec_product(semiring, a, b, lambda: rows[seg], c, swap, out_dtype,
                                  c.shape[0])
@@ -359,12 +370,13 @@ class ArrayBackend:
             pres[hit] = True
         return out, pres
 
-    def spmspv_push(self, P, x, semiring, allowed, swap, out_dtype, n_out):
+    def spmspv_push(self, P, x, semiring, allowed, swap, out_dtype, n_out, structure_only=True):
         """Push: for every stored x(c), scatter ``P(c, r) (*) x(c)`` into w(r),
         ``P = (indptr, indices, vals)`` (the columns of A for mxv, its rows for
         vxm).  ``x = (idx, vals)`` sparse; ``allowed`` an optional bool array
         over outputs (the mask, applied to products before reduction).
-        Returns (idx, vals) sparse, sorted."""
+        ``structure_only=False``: load P's values even when the multiply
+        ignores them.  Returns (idx, vals) sparse, sorted."""
         indptr, indices, pvals = P
         xidx, xvals = x
         seg, pos = self.gather_rows(indptr, xidx)
@@ -373,7 +385,9 @@ class ArrayBackend:
             keep = allowed[r]
             seg, pos, r = seg[keep], pos[keep], r[keep]
         ra, rx = self._reads(semiring, swap)
-        a = pvals[pos] if (ra and pvals is not None) else None
+        a = pvals[pos] if ((ra or not structure_only) and pvals is not None) else None
+        self.last_kernel = ("push", a is not None, None, allowed is not None)
+        a = a if ra else None
         b = xvals[seg] if rx else None
         prod = self._vec_product(semiring, a, b, r, xidx[seg], swap, out_dtype, r.shape[0])
         if semiring.monoid.is_any:

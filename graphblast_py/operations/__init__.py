@@ -24,17 +24,28 @@ def _doc(f, text):
 
 # ---------------------------------------------------------------- Matrix
 def _m_mxv(self, u, semiring, *, mask=None, accum=None, replace=False, out=None,
-           direction="auto", pull_input=None):
+           direction="auto", pull_input=None, structure_only=True, mask_first=True,
+           early_exit=True):
     return _mxv.mxv(self, u, semiring, mask=mask, accum=accum, replace=replace, out=out,
-                    direction=direction, pull_input=pull_input)
+                    direction=direction, pull_input=pull_input, structure_only=structure_only,
+                    mask_first=mask_first, early_exit=early_exit)
 
+
+_SWITCHES = """
+    Descriptor switches (GraphBLAST's Table 5.2; True by default, bools only;
+    switching one off changes the work done, never the result):
+    structure_only=False reads the matrix values even when the multiply
+    ignores them (GrB_STRUCONLY off); mask_first=False computes every output
+    and lets the output rule apply the mask afterwards; early_exit=False lets
+    no row of pull stop at the monoid's terminal value (GrB_EARLYEXIT off)."""
 
 Matrix.mxv = _doc(_m_mxv, """``w<mask> = accum(w, A (+).(x) u)``: ``w(i) = add_j A(i,j) (x) u(j)``.
 
     semiring: a Semiring or its name. direction: "auto" (cost model), "push"
     (over the stored entries of u) or "pull" (over the rows the mask allows).
     pull_input: optional Vector that gives the same result as ``u`` in pull
-    (e.g. BFS's visited set: operand reuse). Returns out (new when None).""")
+    (e.g. BFS's visited set: operand reuse). Returns out (new when None).
+""" + _SWITCHES)
 
 
 def _m_mxm(self, other, semiring, *, mask=None, accum=None, replace=False, out=None,
@@ -90,15 +101,19 @@ Matrix.kronecker = _transpose.kronecker
 
 
 def _v_vxm(self, A, semiring, *, mask=None, accum=None, replace=False, out=None,
-           direction="auto", pull_input=None):
+           direction="auto", pull_input=None, structure_only=True, mask_first=True,
+           early_exit=True):
     return _mxv.vxm(self, A, semiring, mask=mask, accum=accum, replace=replace, out=out,
-                    direction=direction, pull_input=pull_input)
+                    direction=direction, pull_input=pull_input, structure_only=structure_only,
+                    mask_first=mask_first, early_exit=early_exit)
 
 
 Vector.vxm = _doc(_v_vxm, """``w<mask> = accum(w, u (+).(x) A)``: ``w(j) = add_i u(i) (x) A(i,j)``.
 
     For a graph A (edge i->j is A[i, j]) this advances a frontier u along
     out-edges. direction: "auto", "push" (rows of A at u's entries) or "pull"
-    (in-edges of the positions the mask allows, with early exit).""")
+    (in-edges of the positions the mask allows, with early exit). pull_input:
+    as for Matrix.mxv (operand reuse).
+""" + _SWITCHES)
 
 __all__ = ["Matrix", "Vector"]

@@ -10,6 +10,21 @@
 ``direction="auto"`` compares the two estimates (``push_cost = d * nvals(u)``,
 ``pull_cost = d * allowed rows * (1/4 when the monoid can exit early)``, d the
 mean degree) -- GraphBLAST's switch; the choice is recorded in ``gb.stats``.
+
+Descriptor switches (GraphBLAST's GrB_STRUCONLY, mask-first, GrB_EARLYEXIT;
+``pull_input`` is GrB_OPREUSE and ``direction`` GrB_MXVMODE), all True by
+default; switching one off never changes the result, only the work:
+
+* ``structure_only=False`` -- the kernels read the matrix's values even when
+  the multiply ignores them (an iso matrix materialises its value array);
+* ``mask_first=False`` -- pull computes every row and push tests no mask in
+  the kernel; the output rule applies the mask afterwards;
+* ``early_exit=False`` -- pull reduces every term of a row, even after the
+  monoid's terminal value (or, for ``any``, the first term).
+
+A call with a switch off is recorded in ``gb.stats`` history with
+``switches={...}``; the auto cost model counts the work the switches imply
+(all rows without mask-first, no early-exit discount without early exit).
 """
 from ..errors import DimensionMismatch, InvalidValue
 from ..matrix import Matrix
@@ -21,20 +36,32 @@ EARLY_EXIT_FACTOR = 0.25
 
 
 def mxv(A, u, semiring, *, mask=None, accum=None, replace=False, out=None, direction="auto",
-        pull_input=None):
+        pull_input=None, structure_only=True, mask_first=True, early_exit=True):
     """``w<mask> = accum(w, A (+).(x) u)``: see :meth:`Matrix.mxv`."""
     return _matvec("mxv", A, u, semiring, mask, accum, replace, out, direction, pull_input,
-                   swap=False)
+                   structure_only, mask_first, early_exit, swap=False)
 
 
 def vxm(u, A, semiring, *, mask=None, accum=None, replace=False, out=None, direction="auto",
-        pull_input=None):
+        pull_input=None, structure_only=True, mask_first=True, early_exit=True):
     """``w<mask> = accum(w, u (+).(x) A)``: see :meth:`Vector.vxm`."""
     return _matvec("vxm", A, u, semiring, mask, accum, replace, out, direction, pull_input,
-                   swap=True)
+                   structure_only, mask_first, early_exit, swap=True)
 
 
-def _matvec(what, A, u, semiring, mask, accum, replace, out, direction, pull_input, swap):
+def _check_switches(what, structure_only, mask_first, early_exit):
+    for name, v in (("structure_only", structure_only), ("mask_first", mask_first),
+                    ("early_exit", early_exit)):
+        if type(v) is not bool:
+            raise InvalidValue(f"{what}: {name} must be True or False, got {v!r} "
+                               f"({type(v).__name__})")
+
+
+def _matvec(what, A, u, semiring, mask, accum, replace, out, direction, pull_input,
+            structure_only, mask_first, early_exit, swap):
+    defaults = structure_only is True and mask_first is True and early_exit is True
+    if not defaults:
+        _check_switches(what, structure_only, mask_first, early_exit)
     semiring = as_semiring(semiring, what)
     if not isinstance(A, Matrix) or not isinstance(u, Vector):
         raise InvalidValue(f"{what}: expected a Matrix and a Vector, got {type(A).__name__} and "
@@ -61,30 +88,39 @@ def _matvec(what, A, u, semiring, mask, accum, replace, out, direction, pull_inp
         be.check_alloc(n_out * 16, f"{what}: an output accumulator of size {n_out}")
     check_user_op(semiring, be, what)
     out_dtype = semiring.out_dtype(*((u.dtype, A.dtype) if swap else (A.dtype, u.dtype)))
-    reads_a = semiring.mult.reads_y if swap else semiring.mult.reads_x
+    reads_a = (semiring.mult.reads_y if swap else semiring.mult.reads_x) or not structure_only
+    kmask = mask if mask_first else None       # the mask the kernel sees
 
     if direction == "auto":
-        direction = _choose(A, u, mask, semiring, n_in, n_out)
-    stats.record(what, direction)
+        direction = _choose(A, u, kmask, semiring, n_in, n_out, early_exit)
+    if defaults:
+        stats.record(what, direction)
+    else:
+        stats.record(what, direction, switches={"structure_only": structure_only,
+                                                "mask_first": mask_first,
+                                                "early_exit": early_exit})
     if direction == "push":
         P = A._csr(reads_a) if swap else A._csc_arrays(reads_a)
-        allowed = mask.dense() if mask is not None else None
-        idx, vals = be.spmspv_push(P, u._sparse(), semiring, allowed, swap, out_dtype, n_out)
+        allowed = kmask.dense() if kmask is not None else None
+        idx, vals = be.spmspv_push(P, u._sparse(), semiring, allowed, swap, out_dtype, n_out,
+                                   structure_only=structure_only)
         T = ("sparse", idx, vals)
     else:
         R = A._csc_arrays(reads_a) if swap else A._csr(reads_a)
         rows = None
-        if mask is not None:
-            rows = be.xp.flatnonzero(mask.dense())
+        if kmask is not None:
+            rows = be.xp.flatnonzero(kmask.dense())
         src = pull_input if pull_input is not None else u
-        vals, pres = be.spmv_pull(R, src._dense(), semiring, rows, swap, out_dtype)
+        vals, pres = be.spmv_pull(R, src._dense(), semiring, rows, swap, out_dtype,
+                                  structure_only=structure_only, early_exit=early_exit)
         T = ("dense", vals, pres)
+    # the output rule applies the mask (always: kernels never write outputs)
     return finish(out, T, out_dtype, (n_out,), be, mask, accum, replace, True)
 
 
-def _choose(A, u, mask, semiring, n_in, n_out):
+def _choose(A, u, mask, semiring, n_in, n_out, early_exit=True):
     """GraphBLAST's cost model: push while the frontier's edges are fewer
-    than the edges pull would scan."""
+    than the edges pull would scan (``mask``: the mask the kernel uses)."""
     nnz = A.nvals
     if nnz == 0:
         return "push"
@@ -96,7 +132,7 @@ def _choose(A, u, mask, semiring, n_in, n_out):
         m = mask.parent.nvals
         allowed = (n_out - m) if mask.complement else m
     pull_cost = (nnz / max(n_out, 1)) * allowed
-    if semiring.monoid.is_any or semiring.monoid.terminal(semiring.out_dtype(A.dtype, u.dtype)) \
-            is not None:
+    if early_exit and (semiring.monoid.is_any or
+                       semiring.monoid.terminal(semiring.out_dtype(A.dtype, u.dtype)) is not None):
         pull_cost *= EARLY_EXIT_FACTOR
     return "push" if push_cost <= pull_cost else "pull"

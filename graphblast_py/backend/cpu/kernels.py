@@ -72,16 +72,19 @@ def _add(op, a, b):
 
 
 @njit(inline="always", cache=True)
-def _pull_row(r, indptr, indices, avals, read_a, xvals, xpres, has_pres, addop, multop, swap,
-              term, has_term, is_any, outv, outp):
+def _pull_row(r, indptr, indices, avals, read_a, keep_a, sink, xvals, xpres, has_pres, addop,
+              multop, swap, term, has_term, is_any, outv, outp):
     T = outv.dtype.type     # products and sums wrap in the output type (int32 stays int32)
     found = False
     acc = outv[r]
+    chk = 0.0
     for p in range(indptr[r], indptr[r + 1]):
         c = indices[p]
         if has_pres and not xpres[c]:
             continue
         a = avals[p] if read_a else avals[0]
+        if keep_a:          # structure_only=False: the value is really loaded
+            chk += a
         if swap:
             prod = T(_mult(multop, xvals[c], a, 0, c, r))
         else:
@@ -93,39 +96,45 @@ def _pull_row(r, indptr, indices, avals, read_a, xvals, xpres, has_pres, addop, 
             found = True
         if is_any or (has_term and acc == term):
             break
+    if keep_a and chk == -1.0:
+        sink[0] = True      # a dummy store keeps the loads above (never read)
     if found:
         outv[r] = acc
         outp[r] = True
 
 
 @njit(cache=True, parallel=True)
-def pull_parallel(indptr, indices, avals, read_a, xvals, xpres, has_pres, rows, addop, multop,
-                  swap, term, has_term, is_any, outv, outp):
+def pull_parallel(indptr, indices, avals, read_a, keep_a, sink, xvals, xpres, has_pres, rows,
+                  addop, multop, swap, term, has_term, is_any, outv, outp):
     """w(r) = add_c A(r,c) * x(c) over the listed rows, stopping a row early
-    once its sum reaches the monoid's terminal value (or at the first term for
-    ``any``).  One row per parallel iteration."""
+    once its sum reaches the monoid's terminal value (``has_term``) or at the
+    first term (``is_any``); the caller clears both flags for early_exit=False.
+    ``keep_a``: load every A(r,c) value even if the multiply ignores it
+    (structure_only=False).  One row per parallel iteration."""
     for t in prange(rows.shape[0]):
-        _pull_row(rows[t], indptr, indices, avals, read_a, xvals, xpres, has_pres, addop, multop,
-                  swap, term, has_term, is_any, outv, outp)
+        _pull_row(rows[t], indptr, indices, avals, read_a, keep_a, sink, xvals, xpres, has_pres,
+                  addop, multop, swap, term, has_term, is_any, outv, outp)
 
 
 @njit(cache=True)
-def pull_serial(indptr, indices, avals, read_a, xvals, xpres, has_pres, rows, addop, multop,
-                swap, term, has_term, is_any, outv, outp):
+def pull_serial(indptr, indices, avals, read_a, keep_a, sink, xvals, xpres, has_pres, rows,
+                addop, multop, swap, term, has_term, is_any, outv, outp):
     """pull_parallel without the thread pool (small work: no fork/join cost)."""
     for t in range(rows.shape[0]):
-        _pull_row(rows[t], indptr, indices, avals, read_a, xvals, xpres, has_pres, addop, multop,
-                  swap, term, has_term, is_any, outv, outp)
+        _pull_row(rows[t], indptr, indices, avals, read_a, keep_a, sink, xvals, xpres, has_pres,
+                  addop, multop, swap, term, has_term, is_any, outv, outp)
 
 
 @njit(cache=True)
-def push(indptr, indices, pvals, read_p, xidx, xvals, allowed, has_allowed, addop, multop,
-         swap, is_any, outv, outp, touched):
+def push(indptr, indices, pvals, read_p, keep_p, sink, xidx, xvals, allowed, has_allowed, addop,
+         multop, swap, is_any, outv, outp, touched):
     """Scatter P(c, :) * x(c) for every stored x(c) into a dense accumulator;
     the mask (``allowed``) is tested before each product.  Returns the number
-    of touched outputs (their indices are in ``touched[:n]``, unsorted)."""
+    of touched outputs (their indices are in ``touched[:n]``, unsorted).
+    ``keep_p``: load every P value even if the multiply ignores it."""
     T = outv.dtype.type
     nt = 0
+    chk = 0.0
     for t in range(xidx.shape[0]):
         c = xidx[t]
         xv = xvals[t]
@@ -136,6 +145,8 @@ def push(indptr, indices, pvals, read_p, xidx, xvals, allowed, has_allowed, addo
             if outp[r] and is_any:
                 continue
             a = pvals[p] if read_p else pvals[0]
+            if keep_p:
+                chk += a
             if swap:
                 prod = T(_mult(multop, xv, a, 0, c, r))
             else:
@@ -147,6 +158,8 @@ def push(indptr, indices, pvals, read_p, xidx, xvals, allowed, has_allowed, addo
                 outp[r] = True
                 touched[nt] = r
                 nt += 1
+    if keep_p and chk == -1.0:
+        sink[0] = True      # a dummy store keeps the loads above (never read)
     return nt
 
 

@@ -97,6 +97,7 @@ class GPUBackend(ArrayBackend):
         self._user = {}
         self._dummies = {}
         self._pool = cupy.get_default_memory_pool()
+        self._sink = cupy.zeros(1, dtype=bool)   # dummy store target of keep_a (never read)
 
     # ------------------------------------------------------------ arrays
     def asarray(self, x, dtype=None):
@@ -344,16 +345,19 @@ class GPUBackend(ArrayBackend):
             return t_indptr, t_indices, (vals[order] if vals is not None else None)
 
     # ------------------------------------------------------------ mxv: pull
-    def spmv_pull(self, R, x, semiring, rows, swap, out_dtype):
+    def spmv_pull(self, R, x, semiring, rows, swap, out_dtype, structure_only=True,
+                  early_exit=True):
         if not self._kernel_ok(semiring):
             with _OOM("the pull SpMV (vectorized path)"):
-                return super().spmv_pull(R, x, semiring, rows, swap, out_dtype)
+                return super().spmv_pull(R, x, semiring, rows, swap, out_dtype,
+                                         structure_only=structure_only, early_exit=early_exit)
         out_dtype = np.dtype(out_dtype)
         indptr, indices, rvals = R
         nrows = indptr.shape[0] - 1
         xvals, xpres = x
         ra, rx = self._reads(semiring, swap)
-        read_a = bool(ra and rvals is not None)
+        keep = not structure_only and rvals is not None
+        read_a = bool((ra or keep) and rvals is not None)
         read_x = bool(rx)
         ta = rvals.dtype if read_a else _BOOL
         tx = xvals.dtype if read_x else _BOOL
@@ -369,15 +373,18 @@ class GPUBackend(ArrayBackend):
             return outv, outp
         ip, ix = _c(indptr), _c(indices)
         warp = indices.shape[0] >= self.PULL_WARP_MIN_DEGREE * max(nrows, 1)
+        early = bool(early_exit)
         key = ("pull", semiring.monoid, semiring.mult, ta, tx, out_dtype, ip.dtype, ix.dtype,
-               bool(swap))
+               bool(swap), early)
         fn = self._fn(key, lambda: K.pull_source(semiring, ta, tx, out_dtype, ip.dtype, ix.dtype,
-                                                 swap), "pull_warp" if warp else "pull_thread")
+                                                 swap, early),
+                      "pull_warp" if warp else "pull_thread")
         fn(_grid(nlist * (32 if warp else 1)), (K.BLOCK,),
            (ip, ix, _c(rvals) if read_a else self._dummy(ta), np.int32(read_a),
             _c(xvals) if read_x else self._dummy(tx), np.int32(read_x),
             _c(xpres) if xpres is not None else self._dummy(_BOOL), np.int32(xpres is not None),
-            rws, np.int32(all_rows), np.int64(nlist), outv, outp))
+            rws, np.int32(all_rows), np.int64(nlist), outv, outp, np.int32(keep), self._sink))
+        self.last_kernel = ("pull", read_a, early, not all_rows)
         return outv, outp
 
     # ------------------------------------------------------------ mxv: push
@@ -397,7 +404,7 @@ class GPUBackend(ArrayBackend):
             return 2
         return None
 
-    def spmspv_push(self, P, x, semiring, allowed, swap, out_dtype, n_out):
+    def spmspv_push(self, P, x, semiring, allowed, swap, out_dtype, n_out, structure_only=True):
         out_dtype = np.dtype(out_dtype)
         indptr, indices, pvals = P
         xidx, xvals = x
@@ -405,11 +412,13 @@ class GPUBackend(ArrayBackend):
         mode = self._push_mode(semiring, out_dtype) if self._kernel_ok(semiring) else None
         if mode is None or nf >= _INT32_MAX:
             with _OOM("the push SpMSpV (sort/reduce path)"):
-                return super().spmspv_push(P, x, semiring, allowed, swap, out_dtype, n_out)
+                return super().spmspv_push(P, x, semiring, allowed, swap, out_dtype, n_out,
+                                           structure_only=structure_only)
         if nf == 0:
             return cupy.zeros(0, dtype=np.int64), cupy.zeros(0, dtype=out_dtype)
         ra, rx = self._reads(semiring, swap)
-        read_a = bool(ra and pvals is not None)
+        keep = not structure_only and pvals is not None
+        read_a = bool((ra or keep) and pvals is not None)
         read_x = bool(rx)
         ta = pvals.dtype if read_a else _BOOL
         tx = xvals.dtype if read_x else _BOOL
@@ -438,11 +447,13 @@ class GPUBackend(ArrayBackend):
                     _c(xvals) if read_x else self._dummy(tx), np.int32(read_x), off,
                     np.int64(nf), np.int64(total),
                     _c(allowed) if allowed is not None else self._dummy(_BOOL),
-                    np.int32(allowed is not None), acc, flags, win, np.int32(0)]
+                    np.int32(allowed is not None), acc, flags, win, np.int32(0),
+                    np.int32(keep), self._sink]
             fn(_grid(total), (K.BLOCK,), tuple(args))
             if mode == 1:
-                args[-1] = np.int32(1)
+                args[-3] = np.int32(1)
                 fn(_grid(total), (K.BLOCK,), tuple(args))
+        self.last_kernel = ("push", read_a, None, allowed is not None)
         with _OOM("the push result", n_out):
             idx = cupy.flatnonzero(flags)
             return idx, acc[idx]

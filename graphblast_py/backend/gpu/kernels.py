@@ -11,8 +11,9 @@ generated *prelude* that defines, for one signature,
   positional ones (firsti = row of the first operand, firstj = secondi = the
   inner index, secondj = column of the second operand);
 * compile-time flags: ``IS_ANY`` (stop at the first term), ``HAS_TERM`` and
-  ``TERM`` (the monoid's terminal value: early exit), ``SWAP`` (vxm: the vector
-  is the first operand), ``MODE`` (how push combines products).
+  ``TERM`` (the monoid's terminal value: early exit), ``EARLY`` (pull: stop a
+  row early at all -- the early_exit switch), ``SWAP`` (vxm: the vector is the
+  first operand), ``MODE`` (how push combines products).
 
 The backend compiles one module per signature once (``cupy.RawModule``) and
 keeps it in a dict: no source is generated on a call that has run before.
@@ -263,12 +264,15 @@ __device__ __forceinline__ TOUT prod_op(TA a, TX xv, i64 r, i64 c) {
 #endif
 }
 
-// one thread per listed row; early exit at the terminal value / first term
+// one thread per listed row; early exit (EARLY) at the terminal value / first
+// term.  keep_a (structure_only=False): every A value is loaded and summed into
+// chk, whose only use is a dummy store, so the compiler keeps the loads.
 extern "C" __global__ void pull_thread(
     const IP* __restrict__ indptr, const IX* __restrict__ indices,
     const TA* __restrict__ avals, int read_a, const TX* __restrict__ xvals, int read_x,
     const bool* __restrict__ xpres, int has_pres, const i64* __restrict__ rows, int all_rows,
-    i64 nlist, TOUT* __restrict__ outv, bool* __restrict__ outp)
+    i64 nlist, TOUT* __restrict__ outv, bool* __restrict__ outp, int keep_a,
+    bool* __restrict__ sink)
 {
     i64 t = (i64)blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= nlist) return;
@@ -276,12 +280,18 @@ extern "C" __global__ void pull_thread(
     i64 p1 = (i64)indptr[r + 1];
     bool found = false;
     TOUT acc = (TOUT)0;
+    double chk = 0.0;
     for (i64 p = (i64)indptr[r]; p < p1; ++p) {
         i64 c = (i64)indices[p];
         if (has_pres && !xpres[c]) continue;
-        COMBINE(prod_op(read_a ? avals[p] : (TA)0, read_x ? xvals[c] : (TX)0, r, c));
+        TA av = read_a ? avals[p] : (TA)0;
+        if (keep_a) chk += (double)av;
+        COMBINE(prod_op(av, read_x ? xvals[c] : (TX)0, r, c));
+#if EARLY
         if (STOP) break;
+#endif
     }
+    if (keep_a && chk == -1.0) *sink = true;
     if (found) { outv[r] = acc; outp[r] = true; }
 }
 
@@ -292,7 +302,8 @@ extern "C" __global__ void pull_warp(
     const IP* __restrict__ indptr, const IX* __restrict__ indices,
     const TA* __restrict__ avals, int read_a, const TX* __restrict__ xvals, int read_x,
     const bool* __restrict__ xpres, int has_pres, const i64* __restrict__ rows, int all_rows,
-    i64 nlist, TOUT* __restrict__ outv, bool* __restrict__ outp)
+    i64 nlist, TOUT* __restrict__ outv, bool* __restrict__ outp, int keep_a,
+    bool* __restrict__ sink)
 {
     i64 w = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
     int lane = threadIdx.x & 31;
@@ -301,6 +312,7 @@ extern "C" __global__ void pull_warp(
     i64 p0 = (i64)indptr[r], p1 = (i64)indptr[r + 1];
     bool found = false;
     TOUT acc = (TOUT)0;
+    double chk = 0.0;
     for (i64 base = p0; base < p1; base += 32) {
         i64 p = base + lane;
         bool has = false;
@@ -308,25 +320,33 @@ extern "C" __global__ void pull_warp(
         if (p < p1) {
             i64 c = (i64)indices[p];
             if (!has_pres || xpres[c]) {
-                v = prod_op(read_a ? avals[p] : (TA)0, read_x ? xvals[c] : (TX)0, r, c);
+                TA av = read_a ? avals[p] : (TA)0;
+                if (keep_a) chk += (double)av;
+                v = prod_op(av, read_x ? xvals[c] : (TX)0, r, c);
                 has = true;
             }
         }
 #if IS_ANY
+        // the first term in row order wins, with or without early exit
         unsigned int b = __ballot_sync(FULL_MASK, has);
-        if (b) {
-            TOUT first = shfl_idx_out(v, __ffs(b) - 1);
-            if (lane == 0) { outv[r] = first; outp[r] = true; }
-            return;
+        if (b && !found) {
+            acc = shfl_idx_out(v, __ffs(b) - 1);
+            found = true;
+#if EARLY
+            break;
+#endif
         }
 #else
         if (has) COMBINE(v);
-#if HAS_TERM
+#if HAS_TERM && EARLY
         if (__any_sync(FULL_MASK, found && acc == TERM)) break;
 #endif
 #endif
     }
-#if !IS_ANY
+    if (keep_a && chk == -1.0) *sink = true;
+#if IS_ANY
+    if (lane == 0 && found) { outv[r] = acc; outp[r] = true; }
+#else
     warp_combine(acc, found);
     if (lane == 0 && found) { outv[r] = acc; outp[r] = true; }
 #endif
@@ -334,10 +354,11 @@ extern "C" __global__ void pull_warp(
 """
 
 
-def pull_source(semiring, ta, tx, tout, ip, ix, swap):
+def pull_source(semiring, ta, tx, tout, ip, ix, swap, early_exit=True):
     tl, tr = (tx, ta) if swap else (ta, tx)
     return (_COMMON + _typedefs(TA=ta, TX=tx, TOUT=tout, IP=ip, IX=ix, TL=tl, TR=tr)
-            + f"#define SWAP {1 if swap else 0}\n" + _flags(semiring.monoid, tout) + _COMBINE
+            + f"#define SWAP {1 if swap else 0}\n#define EARLY {1 if early_exit else 0}\n"
+            + _flags(semiring.monoid, tout) + _COMBINE
             + _mult_fn(semiring.mult, tl, tr) + _add_fn(semiring.monoid.op) + _warp_fns(tout)
             + _PULL)
 
@@ -364,7 +385,8 @@ extern "C" __global__ void push_edges(
     const TA* __restrict__ pvals, int read_a, const i64* __restrict__ xidx,
     const TX* __restrict__ xvals, int read_x, const i64* __restrict__ off, i64 nf, i64 total,
     const bool* __restrict__ allowed, int has_allowed, TOUT* __restrict__ acc,
-    bool* __restrict__ flags, int* __restrict__ win, int phase)
+    bool* __restrict__ flags, int* __restrict__ win, int phase, int keep_a,
+    bool* __restrict__ sink)
 {
     i64 e = (i64)blockIdx.x * blockDim.x + threadIdx.x;
     if (e >= total) return;
@@ -382,7 +404,10 @@ extern "C" __global__ void push_edges(
     if (phase == 0) { atomicMin(win + r, (int)t); flags[r] = true; return; }
     if (win[r] != (int)t) return;
 #endif
-    TOUT v = prod_op(read_a ? pvals[p] : (TA)0, read_x ? xvals[t] : (TX)0, r, c);
+    TA av = read_a ? pvals[p] : (TA)0;
+    // keep_a (structure_only=False): a dummy store keeps the value's load
+    if (keep_a && (double)av == -1.0) *sink = true;
+    TOUT v = prod_op(av, read_x ? xvals[t] : (TX)0, r, c);
 #if MODE == 0 || MODE == 1
     acc[r] = v;
     flags[r] = true;
