@@ -477,9 +477,51 @@ class Matrix:
         return same_entries(self, other, check_dtype, close_values(rel_tol, abs_tol))
 
     def __repr__(self):
+        """Shape, type, storage and the first few entries in row-major order
+        (``REPR_ENTRIES`` of them), as python-graphblas shows them."""
         iso = " iso" if self._form == "sparse" and self._vals is None else ""
         return (f"<Matrix {self.nrows}x{self.ncols} nvals={self.nvals} dtype={self.dtype}{iso} "
-                f"device={self.device!r} form={self._form!r}>")
+                f"device={self.device!r} form={self._form!r} {self._repr_entries()}>")
+
+    def _repr_entries(self):
+        k = REPR_ENTRIES
+        be = self._be
+        if self._form == "sparse":
+            ix = be.to_host(self._indices[:k]).astype(np.int64)
+            # the row of entry t is the last r with indptr[r] <= t
+            t = be.xp.arange(ix.shape[0], dtype=self._indptr.dtype)
+            rows = be.to_host(be.xp.searchsorted(self._indptr, t, side="right")) - 1
+            vals = (np.full(ix.shape[0], self._iso) if self._vals is None
+                    else be.to_host(self._vals[:k]))
+        else:
+            flat, vals = _first_present(be, self._dvals.reshape(-1),
+                                        None if self._dpres is None else self._dpres.reshape(-1),
+                                        k)
+            rows, ix = flat // max(self.ncols, 1), flat % max(self.ncols, 1)
+        items = ", ".join(f"({int(r)}, {int(c)}): {v.item()!r}" for r, c, v in zip(rows, ix, vals))
+        more = ", ..." if self.nvals > len(vals) else ""
+        return "{" + items + more + "}"
+
+
+REPR_ENTRIES = 8   # entries shown by repr()
+
+
+def _first_present(be, vals, pres, k):
+    """(positions, values) of the first ``k`` present entries of flat dense
+    arrays, scanning a block at a time (never the whole array when the first
+    entries are near the front); host arrays."""
+    n = vals.shape[0]
+    if pres is None:
+        m = min(k, n)
+        return np.arange(m, dtype=np.int64), be.to_host(vals[:m])
+    found, start, block = [], 0, 4096
+    while start < n and sum(f.shape[0] for f in found) < k:
+        p = be.to_host(pres[start:start + block])
+        found.append(np.flatnonzero(p) + start)
+        start += block
+        block *= 4
+    pos = np.concatenate(found)[:k] if found else np.zeros(0, np.int64)
+    return pos, be.to_host(vals[be.xp.asarray(pos)]) if pos.shape[0] else np.zeros(0, vals.dtype)
 
 
 def _scalar(i):

@@ -339,8 +339,19 @@ class Vector:
         return same_entries(self, other, check_dtype, close_values(rel_tol, abs_tol))
 
     def __repr__(self):
+        """Size, type, storage and the first few entries (``REPR_ENTRIES`` of
+        them), as python-graphblas shows them."""
+        from .matrix import REPR_ENTRIES, _first_present
+        be = self._be
+        if self._form == "sparse":
+            idx = be.to_host(self._idx[:REPR_ENTRIES])
+            vals = be.to_host(self._vals[:REPR_ENTRIES])
+        else:
+            idx, vals = _first_present(be, self._vals, self._pres, REPR_ENTRIES)
+        items = ", ".join(f"{int(i)}: {v.item()!r}" for i, v in zip(idx, vals))
+        more = ", ..." if self.nvals > len(vals) else ""
         return (f"<Vector size={self.size} nvals={self.nvals} dtype={self.dtype} "
-                f"device={self.device!r} form={self._form!r}>")
+                f"device={self.device!r} form={self._form!r} {{{items}{more}}}>")
 
     # operation methods are attached in operations/__init__.py
 
