@@ -147,7 +147,8 @@ def test_arrays(gpu, cpu):
     assert isinstance(a, cupy.ndarray) and a.dtype == I64
     b = gpu.asarray(np.arange(5, dtype=np.float32))
     assert isinstance(b, cupy.ndarray) and b.dtype == F32
-    assert gpu.asarray(b) is b or bool((gpu.asarray(b) == b).all())
+    c = gpu.asarray(b, dtype=F64)                      # a device array converted on device
+    assert isinstance(c, cupy.ndarray) and c.dtype == F64 and c.get().tolist() == [0, 1, 2, 3, 4]
     assert gpu.asarray([True, False]).dtype == BOOL
     with pytest.raises(gb.DomainMismatch, match="numeric"):
         gb.Vector.from_coo([0], ["a"], device="gpu")
