@@ -1,54 +1,78 @@
-"""Extreme eigenvalues of a symmetric matrix by Lanczos with Cullum–Willoughby
-filtering, and all eigenvalues of a symmetric tridiagonal matrix by bisection.
+"""Extreme eigenpairs of a symmetric matrix by thick-restart block Lanczos,
+and all eigenvalues of a symmetric tridiagonal matrix by bisection.
 
-``eigvalsh``: run the Lanczos recurrence (``graphblast_py.lanczos``; a reproducible random
-start vector, no reorthogonalisation) for m steps, take all eigenvalues of
-T_m by Sturm-count bisection, and keep the good ones (Cullum & Willoughby
-1985): numerically multiple eigenvalues of T_m are converged ones whose extra
-copies (ghosts, from the loss of orthogonality) are dropped; simple ones that
-are also eigenvalues of T̂_m (T_m less its first row and column) are
-spurious.  m grows by half until the k wanted eigenvalues change by at most
-``tol``·max|λ| between two rounds; a breakdown (invariant Krylov space) makes
-T_m's eigenvalues exact.  One start vector sees every distinct eigenvalue
-once: an eigenvalue of multiplicity > 1 is reported once.
+Definition
+----------
+``eigvalsh(A, k, which)``: the k eigenvalues of the symmetric matrix A that
+are algebraically largest ("LA"), smallest ("SA"), largest in magnitude
+("LM"), or k//2 from the low end and the rest from the high end ("BE"), as
+SciPy's ``eigsh`` counts them: an eigenvalue of multiplicity r is returned r
+times.  Ascending.  With ``return_eigenvectors=True`` also the unit
+eigenvectors, as the columns of an n×k dense Matrix (``(w, X)``,
+A X = X diag(w)).
 
-``tridiagonal_eigvalsh(d, e, lo, hi)``: eigenvalues in [lo, hi) of the matrix
-with diagonal d and off-diagonal e, by bisection on the monotone Sturm count
-(Demmel, Dhillon & Ren), all intervals at once (Lessig's data-parallel
-scheme), on the device of the data (``graphblast_py.linalg``).
+Method
+------
+Thick-restart block Lanczos (Wu & Simon 2000; Stewart's Krylov–Schur,
+symmetric case), the same method as ARPACK's implicit restarts in exact
+arithmetic.  A basis V of ``ncv`` vectors (default max(2k, k + 32), in
+blocks of ``block``) lives on the device: memory ncv·n.  Each step
+multiplies a block by A, orthogonalises it twice against the whole basis
+(its coefficients are the columns of the projected matrix H = VᵀAV) and
+orthonormalises it; when V is full, the Ritz pairs (θ, y) of H are
+computed on the host (H is ncv × ncv) and the run stops when every wanted
+pair has ‖A y − θ y‖ ≤ tol · max|θ|; otherwise the Ritz vectors of the
+most wanted half are kept, the last block continues, and the basis is
+refilled.  A block that loses rank (it met an invariant subspace, as on a
+complete graph) is refilled with random vectors orthogonal to the basis,
+and a block of b starting vectors sees an eigenvalue up to b times from the
+start, so repeated eigenvalues (grids, disconnected copies of a graph) come
+back as often as they occur.  Graphs with n ≤ 2(ncv + block) (or 64) are
+solved densely.
+
+After a thick restart H is no longer tridiagonal (the kept Ritz values
+couple to the new block through a full row), so its eigenpairs come from
+LAPACK's symmetric solver on the host; the Sturm-count bisection below is
+the tool for genuinely tridiagonal problems.
+
+``tridiagonal_eigvalsh(d, e, lo, hi)``: eigenvalues in [lo, hi) of the
+matrix with diagonal d and off-diagonal e, by bisection on the monotone
+Sturm count (Demmel, Dhillon & Ren), all intervals at once (Lessig's
+data-parallel scheme) on the device of the data: on the GPU one CUDA thread
+per eigenvalue, on the CPU a numba kernel (``graphblast_py.linalg``).
 """
 import numpy as np
 
-from graphblast_py import ConvergenceError, InvalidValue
+from graphblast_py import InvalidValue
+from graphblast_py.checks import check_bool, check_int, check_real
+from graphblast_py.lanczos import check_operator, extreme_eigenpairs
 from graphblast_py.linalg import tridiagonal_eigvalsh
 
-from graphblast_py.lanczos import Lanczos, check_operator, cullum_willoughby, pick, start_vector
+WHICH = ("LA", "SA", "LM", "BE")
 
 
-def eigvalsh(A, k=6, which="LA", *, tol=1e-12, max_steps=None, seed=0):
-    """The k algebraically largest ("LA"), smallest ("SA") or both-ends ("BE")
-    distinct eigenvalues of the symmetric Matrix A, ascending (a NumPy array)."""
-    if which not in ("LA", "SA", "BE"):
-        raise InvalidValue(f"eigvalsh: which must be 'LA', 'SA' or 'BE', got {which!r}")
+def eigvalsh(A, k=6, which="LA", *, return_eigenvectors=False, tol=1e-12, block=2, ncv=None,
+             max_restarts=1000, seed=0):
+    """The k wanted eigenvalues of the symmetric Matrix A (ascending NumPy
+    array), or ``(w, X)`` with ``return_eigenvectors=True``.  See the module."""
+    if which not in WHICH:
+        raise InvalidValue(f"eigvalsh: which must be one of {', '.join(WHICH)}, got {which!r}")
     A = check_operator(A, "eigvalsh", "float64")
-    if not (isinstance(k, (int, np.integer)) and 1 <= k <= A.nrows):
-        raise InvalidValue(f"eigvalsh: k must be an integer in [1, {A.nrows}], got {k!r}")
-    L = Lanczos(A, start_vector(A.nrows, seed, A.dtype, A.device))
-    max_steps = max_steps or max(1000, 20 * k)
-    m, prev = min(max(2 * k + 40, 60), max_steps), None
-    while True:
-        while len(L.alpha) < m and L.step():
-            pass
-        vals = pick(cullum_willoughby(L.alpha, L.beta, exact=L.breakdown), k, which)
-        if L.breakdown:
-            return vals
-        if prev is not None and len(vals) == len(prev) == k and \
-                np.all(np.abs(vals - prev) <= tol * np.abs(vals).max()):
-            return vals
-        if m >= max_steps:
-            raise ConvergenceError(f"eigvalsh: the {k} wanted eigenvalues did not settle to "
-                                   f"tol={tol:g} within max_steps={max_steps} Lanczos steps")
-        prev, m = vals, min(m + m // 2, max_steps)
+    n = A.nrows
+    if not (isinstance(k, (int, np.integer)) and not isinstance(k, bool) and 1 <= k <= n):
+        raise InvalidValue(f"eigvalsh: k must be an integer in [1, {n}], got {k!r}")
+    check_bool(return_eigenvectors, "eigvalsh", "return_eigenvectors")
+    tol = check_real(tol, "eigvalsh", "tol", lo=0, lo_open=True)
+    block = check_int(block, "eigvalsh", "block")
+    max_restarts = check_int(max_restarts, "eigvalsh", "max_restarts", lo=0)
+    if ncv is None:
+        ncv = max(2 * k, k + 32)
+    ncv = check_int(ncv, "eigvalsh", "ncv", lo=k + block)
+    ncv = -(-ncv // block) * block                       # whole blocks
+    w, X, _ = extreme_eigenpairs(A, int(k), which, tol=max(tol, 1e-15), block=block, ncv=ncv,
+                                 max_restarts=max_restarts, seed=seed,
+                                 vectors=return_eigenvectors)
+    return (w, X) if return_eigenvectors else w
 
 
 __all__ = ["eigvalsh", "tridiagonal_eigvalsh"]

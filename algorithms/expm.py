@@ -1,74 +1,105 @@
-"""The action of the matrix exponential, e^{tA} x, for symmetric A by Lanczos.
+"""The action of the matrix exponential, e^{tA} x, for symmetric A, accurate
+at every vertex.
 
-With the Lanczos relation A Q_k ≈ Q_k T_k (see ``graphblast_py.lanczos``) and T_k = V Λ Vᵀ,
+Definition
+----------
+A is symmetric (an undirected graph, weights allowed), x a vector (``None``:
+the ones vector), t real.  The result is y = e^{tA} x.  Total
+communicability (Benzi & Klymko 2013) is TC(β) = e^{βA} 1, the row sums of
+e^{βA}.
 
-    e^{tA} x ≈ ‖x‖ Q_k e^{t T_k} e_1 = e^s · ‖x‖ Q_k V e^{t(Λ − s)} Vᵀ e_1,   s = max tΛ
+Method
+------
+A Krylov approximation is accurate relative to the norm of what it
+approximates, and on a graph with several connected components the entries
+of a small component are about e^{tλ_small}, far below eps·e^{tλ_max}: one
+Lanczos run over the whole graph returns them as noise.  So the graph is
+split by its connected components C (``connected_components``), and since
+e^{tA} is block diagonal over them, y_C = e^{tA_C} x_C separately:
 
-(Saad 1992; Gallopoulos & Saad 1992).  e^{tA} is never formed; each step
-costs one ``mxv`` and a few vector operations, T_k is eigendecomposed on the
-host.  k grows until two successive approximations agree to ``tol``
-(relatively; at least a few ulps of ``dtype``), or is fixed by ``krylov_dim``;
-a breakdown (β ≈ 0: the Krylov space is invariant) ends it early with the
-exact result.  The shift s keeps every computed number in range: with
-``return_log_scale=True`` the result is ``(y, s)`` with e^{tA} x = e^s y; else
-y·e^s is returned, and :class:`Overflow` is raised when that exceeds the
-dtype's range.  ``x=None`` is the ones vector.
+* a one-vertex component: y_i = e^{t a_ii} x_i, exactly;
+* a component of at most 64 vertices: the dense exponential from the
+  eigendecomposition A_C = V Λ Vᵀ;
+* every larger component its own Lanczos process (all of them in one run:
+  one sparse product per step, inner products summed per component):
+  with A_C Q_k ≈ Q_k T_k and T_k = V Λ Vᵀ,
 
-Total communicability (Benzi & Klymko 2013): TC(β) = e^{βA} 1, the row sums of
-e^{βA}: how well each vertex communicates with all the others.
+      y_C ≈ ‖x_C‖ Q_k e^{tT_k} e_1 = e^{s_C} · ‖x_C‖ Q_k V e^{t(Λ − s_C)} Vᵀ e_1,
+      s_C = max tΛ
+
+  (Saad 1992; Gallopoulos & Saad 1992), k grown until two successive
+  approximations agree to ``tol`` relative to ‖y_C‖, or fixed by
+  ``krylov_dim``; a breakdown (β ≈ 0: the Krylov space is invariant) ends a
+  component early with the exact result.
+
+Each component keeps its own scale s_C, so nothing overflows or underflows
+across components.  For A ≥ 0, x ≥ 0 and t ≥ 0 the exact result satisfies
+y ≥ x ∘ e^{t diag(A)} entrywise, and the returned y is held to that bound:
+no entry is ever negative.
+
+Accuracy contract
+-----------------
+Per entry, relative to the entry's own component: every entry y_i of a
+component C is returned with an absolute error of about tol·‖y_C‖ (the
+estimate the convergence test measures; in practice far below it), so an
+entry of size at least ρ·max_C|y| is accurate to about tol/ρ relatively.
+One-vertex components are exact; small components are accurate to a few
+ulps of max_C|y|.  When ``krylov_dim`` fixes the Krylov dimension and a
+component does not reach ``tol``, an :class:`AccuracyWarning` says how many
+entries that concerns and the estimated error; without ``krylov_dim`` that
+is a :class:`ConvergenceError`.
+
+With ``return_log_scale=True`` the result is ``(y, s)``: two Vectors with
+e^{tA} x = e^{s_i} y_i entrywise (s_i is the log scale of vertex i's
+component); otherwise e^s ∘ y is returned and :class:`Overflow` is raised
+when an entry exceeds the dtype's range.
+
+Cost: one ``connected_components`` (skip it by passing ``components=``,
+e.g. the labels of an earlier call), then per Lanczos step one sparse
+product and O(n) vector work, with α and β read back only for the
+convergence test.
 """
-import math
+from graphblast_py import InvalidValue, Vector
+from graphblast_py.checks import check_bool, check_int, check_real
+from graphblast_py.lanczos import apply_scale, check_finite_vector, check_operator, expm_components
 
-import numpy as np
-
-from graphblast_py import ConvergenceError, InvalidValue, Overflow, Vector, monoid, unary
-
-from graphblast_py.lanczos import (Lanczos, check_operator, combine, dot, expm_coefficients,
-                       relative_change, scale)
+from .connected_components import connected_components
 
 
 def expm_multiply(A, x=None, t=1.0, *, tol=1e-12, max_krylov=300, krylov_dim=None,
-                  return_log_scale=False, dtype="float64"):
-    """e^{tA} x for a symmetric Matrix A (a Vector; ``(Vector, s)`` with
-    ``return_log_scale``, e^{tA} x = e^s · Vector).  See the module."""
+                  return_log_scale=False, dtype="float64", components=None):
+    """e^{tA} x for a symmetric Matrix A: a Vector, or ``(y, s)`` (two
+    Vectors, e^{tA} x = e^s ∘ y) with ``return_log_scale``.  See the module.
+
+    ``components``: an int Vector of component labels of A (as
+    ``connected_components`` returns) to reuse; computed when ``None``."""
+    t = check_real(t, "expm_multiply", "t")
+    tol = check_real(tol, "expm_multiply", "tol", lo=0, lo_open=True)
+    max_krylov = check_int(max_krylov, "expm_multiply", "max_krylov")
+    if krylov_dim is not None:
+        krylov_dim = check_int(krylov_dim, "expm_multiply", "krylov_dim")
+    check_bool(return_log_scale, "expm_multiply", "return_log_scale")
     A = check_operator(A, "expm_multiply", dtype)
     if x is None:
         x = Vector(A.dtype, A.nrows, device=A.device)
         x.assign(1)
-    elif not isinstance(x, Vector) or x.size != A.nrows:
-        raise InvalidValue(f"expm_multiply: x must be a Vector of size {A.nrows}")
-    x = x.dup(A.dtype)
-    if dot(x, x) == 0:
-        return (x, 0.0) if return_log_scale else x          # e^{tA} 0 = 0
-    L, tol = Lanczos(A, x, keep_basis=True), max(tol, 8 * np.finfo(A.dtype).eps)
-    limit = krylov_dim or max_krylov
-    c, s = None, None
-    while L.step() and len(L.alpha) < limit:
-        c_prev, s_prev = c, s
-        c, s = expm_coefficients(L.alpha, L.beta, t, L.norm0)
-        if krylov_dim is None and c_prev is not None and \
-                relative_change(c, s, c_prev, s_prev) <= tol:
-            break
     else:
-        if not L.breakdown and krylov_dim is None:
-            raise ConvergenceError(f"expm_multiply: no convergence to tol={tol:g} within "
-                                   f"max_krylov={max_krylov} Lanczos steps")
-    c, s = expm_coefficients(L.alpha, L.beta, t, L.norm0)
-    y = combine(L.basis[:len(c)], c)
-    if return_log_scale:
-        return y, s
-    ymax = y.apply(unary.abs).reduce(monoid.max)
-    if ymax > 0 and s + math.log(ymax) >= math.log(np.finfo(A.dtype).max):
-        raise Overflow(f"expm_multiply: e^(tA)x reaches about e^{s + math.log(ymax):.1f}, "
-                       f"beyond {A.dtype}; use return_log_scale=True to get (y, s) with "
-                       "e^(tA)x = e^s * y")
-    pieces = math.ceil(abs(s) / 600)                       # e^s in factors that fit
-    for _ in range(pieces):
-        y = scale(y, math.exp(s / pieces))
-    return y
+        if not isinstance(x, Vector) or x.size != A.nrows:
+            raise InvalidValue(f"expm_multiply: x must be a Vector of size {A.nrows}, got {x!r}")
+        check_finite_vector(x, "expm_multiply", "x")
+    if components is None:
+        components = connected_components(A)
+    elif not isinstance(components, Vector) or components.size != A.nrows or \
+            components.dtype.kind not in "iu":
+        raise InvalidValue(f"expm_multiply: components must be an integer Vector of size "
+                           f"{A.nrows} (connected_components(A)), got {components!r}")
+    limit = krylov_dim or max_krylov
+    y, s, _ = expm_components(A, x, t, components, tol=tol, limit=limit,
+                              fixed=krylov_dim is not None)
+    return (y, s) if return_log_scale else apply_scale(y, s)
 
 
 def total_communicability(A, beta=1.0, **kwargs):
-    """e^{βA} 1 (Benzi & Klymko): a Vector, or ``(Vector, s)`` with
+    """e^{βA} 1 (Benzi & Klymko): a Vector, or ``(y, s)`` with
     ``return_log_scale=True``; keywords as :func:`expm_multiply`."""
     return expm_multiply(A, None, t=beta, **kwargs)

@@ -88,3 +88,9 @@ class NegativeCycle(GraphBLASError, ValueError):
 
 class EmptyObject(GraphBLASError, ValueError):
     """An operation needs at least one stored value and found none."""
+
+
+class AccuracyWarning(UserWarning):
+    """A result was returned without reaching its stated accuracy (e.g.
+    ``expm_multiply`` with a fixed ``krylov_dim`` too small for ``tol``); the
+    message says how many entries it concerns and the estimated error."""

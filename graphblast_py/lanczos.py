@@ -1,148 +1,138 @@
-"""Krylov machinery shared by the algorithms expm_multiply and eigvalsh: the
-Lanczos three-term recurrence on framework Vectors, and the small host-side
-math on its tridiagonal matrix.
+"""Krylov methods for symmetric matrices on framework objects, shared by the
+algorithms ``expm_multiply`` and ``eigvalsh``.
 
-Lanczos (no reorthogonalisation): q_1 = x/‖x‖, and for j = 1, 2, ...
+This module checks arguments, hands the objects' device arrays to the
+backend's Krylov engines (``graphblast_py/backend/krylov.py``: written
+once against NumPy/CuPy, sparse products by SciPy or cuSPARSE, the basis on
+the device, α/β and projected matrices read back only for convergence tests)
+and turns their status into the library's errors and warnings.
 
-    w = A q_j,  α_j = q_jᵀ w,  w ← w − α_j q_j − β_{j−1} q_{j−1},
-    β_j = ‖w‖,  q_{j+1} = w/β_j
-
-so that A Q_k = Q_k T_k + β_k q_{k+1} e_kᵀ with T_k = tridiag(β, α, β).  The
-matrix-vector product is ``mxv`` over plus_times and the inner products are
-``ewise_mult`` + ``reduce``; T_k is k×k and lives on the host (NumPy).
-β_j ≈ 0 (below a few ulps of ‖T‖) is a breakdown: span(Q) is invariant, and
-results computed from T are exact.
+* :func:`expm_components` -- e^{tA}x component by component (see
+  ``algorithms/expm.py`` for the math and the accuracy contract).
+* :func:`extreme_eigenpairs` -- k extreme eigenpairs by thick-restart block
+  Lanczos (see ``algorithms/eigen.py``).
 """
 import math
+import warnings
 
 import numpy as np
 
 from . import dtypes
-from .errors import InvalidValue
-from .linalg import tridiagonal_eigvalsh
-from .operators import binary, monoid, semiring
+from .backend import krylov as _krylov
+from .checks import check_matrix, check_no_nan
+from .errors import AccuracyWarning, ConvergenceError, InvalidValue, Overflow
+from .matrix import Matrix
+from .operations.reduce import reduce_scalar
+from .operators import binary, monoid, unary
 from .vector import Vector
 
 
-def dot(u, v):
-    return u.ewise_mult(v, binary.times).reduce(monoid.plus)
-
-
-def scale(v, c):
-    """c v, in v's dtype."""
-    return v.apply(binary.times, right=v.dtype.type(c))
-
-
-def combine(vectors, coefs):
-    """Σ coefs[j] vectors[j] (a missing entry counts as 0)."""
-    y = scale(vectors[0], coefs[0])
-    for q, c in zip(vectors[1:], coefs[1:]):
-        y = y.ewise_add(scale(q, c), binary.plus)
-    return y
-
-
 def check_operator(A, what, dtype):
-    """A square, symmetric Matrix cast to the Krylov dtype (float32/float64)."""
+    """A square, symmetric Matrix with finite values, cast to the Krylov
+    dtype (float32/float64)."""
+    check_matrix(A, what)
     dtype = dtypes.lookup(dtype)
     if dtype not in (dtypes.FP32, dtypes.FP64):
         raise InvalidValue(f"{what}: dtype must be float32 or float64, got {dtype}")
-    if A.nrows != A.ncols:
-        raise InvalidValue(f"{what}: A must be square, got {A.nrows}x{A.ncols}")
+    if A.nvals and A.dtype.kind == "f":
+        check_no_nan(A, what)
+        if not math.isfinite(reduce_scalar(A.apply(unary.abs), monoid.max)):
+            raise InvalidValue(f"{what}: A has an infinite stored value; the Lanczos method "
+                               "needs finite entries")
     if not A.isequal(A.T):
         raise InvalidValue(f"{what}: A is not symmetric; the Lanczos method needs a symmetric "
                            "matrix (e.g. an undirected graph)")
     return A if A.dtype == dtype else A.dup(dtype)
 
 
-def start_vector(n, seed, dtype, device):
-    """A reproducible random start vector (uniform in [-1, 1))."""
+def check_finite_vector(x, what, name):
+    """Every stored value of the Vector x is a finite number."""
+    if x.nvals and x.dtype.kind == "f":
+        if x.ewise_mult(x, binary.ne).reduce(monoid.lor):
+            raise InvalidValue(f"{what}: {name} has a NaN entry")
+        if not math.isfinite(x.apply(unary.abs).reduce(monoid.max)):
+            raise InvalidValue(f"{what}: {name} has an infinite entry")
+
+
+def _dense_values(v, dtype):
+    """The values of a Vector over all positions (0 where none is stored)."""
+    vals, pres = v._dense()
+    xp = v._be.xp
+    if pres is not None:
+        vals = xp.where(pres, vals, 0)
+    return vals.astype(dtype, copy=False)
+
+
+def expm_components(A, x, t, labels, *, tol, limit, fixed):
+    """(y, s, status) with e^{tA}x = e^s ∘ y entrywise: ``y`` a Vector of
+    A's dtype, ``s`` a float64 Vector (the log scale of each vertex's
+    component).  ``labels``: a component id per vertex (an int Vector, e.g.
+    from ``connected_components``).  Raises ConvergenceError when a component
+    does not reach ``tol`` within ``limit`` Lanczos steps; with ``fixed``
+    (exactly ``limit`` steps) warns AccuracyWarning instead, with the count of
+    the entries concerned and the estimated error."""
+    be = A._be
+    n = A.nrows
+    indptr, indices, values = A._csr(True)
+    xv = _dense_values(x, A.dtype)
+    lab = _dense_values(labels, np.int64)
+    nonneg = t >= 0 and (A.nvals == 0 or reduce_scalar(A, monoid.min) >= 0) and \
+        (n == 0 or float(be.xp.min(xv)) >= 0)
+    y, s, st = _krylov.expm_by_components(be, indptr, indices, values, n, xv, lab, t, tol,
+                                          limit, fixed, nonneg)
+    if st.unconverged_components:
+        msg = (f"{st.unconverged_vertices} of {n} entries (in {st.unconverged_components} "
+               f"connected component(s)) did not reach tol={tol:g}: the last Lanczos step still "
+               f"changed them by {st.delta:.2e} relative to their component's norm")
+        if not fixed:
+            raise ConvergenceError(f"expm_multiply: no convergence within max_krylov={limit} "
+                                   f"Lanczos steps; {msg}")
+        warnings.warn(f"expm_multiply with krylov_dim={limit}: {msg}", AccuracyWarning,
+                      stacklevel=3)
+    return (Vector.from_dense(y, dtype=A.dtype, device=A.device),
+            Vector.from_dense(s, dtype=dtypes.FP64, device=A.device), st)
+
+
+def apply_scale(y, s):
+    """e^s ∘ y as a Vector of y's dtype; Overflow (before writing anything)
+    when an entry exceeds the dtype's range."""
+    be = y._be
+    out, top = _krylov.scale_back(be.xp, _dense_values(y, y.dtype), _dense_values(s, np.float64))
+    if top >= math.log(np.finfo(y.dtype).max):
+        raise Overflow(f"expm_multiply: e^(tA)x reaches about e^{top:.1f}, beyond {y.dtype}; "
+                       "use return_log_scale=True to get (y, s) with e^(tA)x = e^s * y "
+                       "entrywise")
+    return Vector.from_dense(out, dtype=y.dtype, device=y.device)
+
+
+def extreme_eigenpairs(A, k, which, *, tol, block, ncv, max_restarts, seed, vectors):
+    """(values ascending as a NumPy array, n×k dense Matrix or None, info
+    dict) for the k wanted eigenpairs of the symmetric float64 Matrix A."""
+    be = A._be
+    n = A.nrows
     rng = np.random.default_rng(seed)
-    return Vector.from_dense(rng.uniform(-1.0, 1.0, n), dtype=dtype, device=device)
-
-
-class Lanczos:
-    """The recurrence, one :meth:`step` at a time; ``alpha``/``beta`` hold T's
-    entries (host floats), ``basis`` the vectors q_1..q_k when ``keep_basis``."""
-
-    def __init__(self, A, x, keep_basis=False):
-        self.A, self.norm0 = A, math.sqrt(dot(x, x))
-        self.eps = float(np.finfo(A.dtype).eps)
-        self.q = scale(x, 1.0 / self.norm0)
-        self.q_prev, self.alpha, self.beta, self.anorm = None, [], [], 0.0
-        self.basis = [self.q] if keep_basis else None
-        self.breakdown = False
-
-    def step(self):
-        """Extend T by one row; False (and ``breakdown`` set) once span(Q) is invariant."""
-        w = self.A.mxv(self.q, semiring.plus_times)
-        a = dot(w, self.q)
-        w = w.ewise_add(scale(self.q, -a), binary.plus)
-        if self.q_prev is not None:
-            w = w.ewise_add(scale(self.q_prev, -self.beta[-1]), binary.plus)
-        b = math.sqrt(dot(w, w))
-        self.anorm = max(self.anorm, abs(a) + b + (self.beta[-1] if self.beta else 0.0))
-        self.alpha.append(a)
-        self.beta.append(b)
-        if b <= 64 * self.eps * self.anorm or self.anorm == 0.0:
-            self.breakdown = True
-            return False
-        self.q_prev, self.q = self.q, scale(w, 1.0 / b)
-        if self.basis is not None:
-            self.basis.append(self.q)
-        return True
-
-
-# ---------------------------------------------------------------- host math on T
-def expm_coefficients(alpha, beta, t, norm0):
-    """c = ‖x‖ V exp(t(Λ − s)) Vᵀ e_1 with T = V Λ Vᵀ and the shift s = max tΛ,
-    so that e^{tA} x ≈ e^s Q c.  Returns (c, s)."""
-    k = len(alpha)
-    T = np.diag(np.asarray(alpha, dtype=np.float64))
-    if k > 1:
-        off = np.asarray(beta[:k - 1], dtype=np.float64)
-        T += np.diag(off, 1) + np.diag(off, -1)
-    lam, V = np.linalg.eigh(T)
-    s = float(np.max(t * lam))
-    return norm0 * (V @ (np.exp(t * lam - s) * V[0])), s
-
-
-def relative_change(c, s, c_prev, s_prev):
-    """‖e^s c − e^{s'} [c'; 0]‖ / ‖e^s c‖ (Q orthonormal: the change in e^{tA}x)."""
-    d = c.copy()
-    d[:len(c_prev)] -= c_prev * math.exp(s_prev - s)
-    return float(np.linalg.norm(d) / max(np.linalg.norm(c), np.finfo(np.float64).tiny))
-
-
-def cullum_willoughby(alpha, beta, exact=False):
-    """The good eigenvalues of T_m (Cullum & Willoughby, 1985), ascending: all
-    eigenvalues of T_m and of T̂_m (T_m without its first row and column) by
-    Sturm bisection; a numerically multiple eigenvalue of T_m has converged
-    (kept once: the other copies are ghosts); a simple one that is also an
-    eigenvalue of T̂_m is spurious (dropped).  ``exact`` (after a breakdown):
-    T_m's eigenvalues are eigenvalues of A, nothing is dropped."""
-    m = len(alpha)
-    d = np.asarray(alpha, dtype=np.float64)
-    e = np.asarray(beta[:m - 1], dtype=np.float64)
-    mu = np.asarray(tridiagonal_eigvalsh(d, e, device="cpu"))
-    if exact or m == 1:
-        return mu
-    muh = np.asarray(tridiagonal_eigvalsh(d[1:], e[1:], device="cpu"))
-    tnorm = max(float(np.abs(mu).max()), np.finfo(np.float64).tiny)
-    tol = 500.0 * (m + 1000) * np.finfo(np.float64).eps * tnorm   # CW's multiplicity tolerance
-    pos = np.searchsorted(muh, mu)                                 # distance to T̂'s spectrum
-    gap = np.minimum(np.abs(muh[np.clip(pos - 1, 0, m - 2)] - mu),
-                     np.abs(muh[np.clip(pos, 0, m - 2)] - mu))
-    cluster = np.cumsum(np.concatenate([[True], np.diff(mu) > tol])) - 1
-    size = np.bincount(cluster)
-    order = np.lexsort((-gap, cluster))              # per cluster: the copy farthest from T̂'s
-    rep = order[np.concatenate([[True], np.diff(cluster[order]) > 0])]   # (best converged)
-    return mu[rep[(size > 1) | (gap[rep] > tol)]]
-
-
-def pick(values, k, which):
-    """The k algebraically largest ("LA"), smallest ("SA") or half from each
-    end ("BE", the odd one from the high end), ascending."""
-    if len(values) <= k:
-        return values
-    lo = {"LA": 0, "SA": k, "BE": k // 2}[which]
-    return np.concatenate([values[:lo], values[len(values) - (k - lo):]])
+    if n <= max(2 * (ncv + block), 64):
+        M = np.asarray(be.to_host(A.to_dense(fill=0)), dtype=np.float64)
+        theta, Y = np.linalg.eigh(M)
+        want = _krylov._wanted(theta, k, which)
+        want = want[np.argsort(theta[want], kind="stable")]
+        X = None
+        if vectors:
+            X = Matrix.from_dense(be.asarray(np.ascontiguousarray(Y[:, want])),
+                                  device=A.device)
+        return theta[want], X, {"method": "dense", "restarts": 0, "matvecs": 0}
+    indptr, indices, values = A._csr(True)
+    op = be.sparse_matrix(indptr, indices, values, (n, n))
+    try:
+        r = _krylov.krylov_schur(be.xp, op, n, np.float64, k, which, tol, block, ncv,
+                                 max_restarts, rng, be.to_host, vectors)
+    except _krylov._NoConvergence as e:
+        raise ConvergenceError(
+            f"eigvalsh: the {k} wanted Ritz pairs did not converge to tol={tol:g} within "
+            f"max_restarts={max_restarts} restarts (relative residuals: "
+            f"{np.array2string(e.residuals, precision=2)}); raise ncv or max_restarts") from None
+    X = None
+    if vectors:
+        X = Matrix.from_dense(be.xp.ascontiguousarray(r.vectors.T), device=A.device)
+    return r.values, X, {"method": "krylov-schur", "restarts": r.restarts,
+                         "matvecs": r.matvecs, "residuals": r.residuals}

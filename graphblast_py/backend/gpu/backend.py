@@ -160,6 +160,12 @@ class GPUBackend(ArrayBackend):
             return _csp.csr_matrix((vals, indices.astype(np.int32), indptr.astype(np.int32)),
                                    shape=shape)
 
+    def bisect_intervals(self, d, e2, k, a, b, pivmin, iters, atol):
+        """Sturm bisection, one CUDA thread per eigenvalue index (``sturm.py``)."""
+        from .sturm import bisect_intervals
+        with _OOM("Sturm bisection", k.shape[0]):
+            return bisect_intervals(d, e2, k, a, b, pivmin, iters, atol)
+
     # ------------------------------------------------------------ kernel cache
     def _fn(self, key, build, name):
         fn = self._fns.get((key, name))

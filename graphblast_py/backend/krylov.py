@@ -1,0 +1,531 @@
+"""Krylov engines on device arrays: the array half of ``graphblast_py.lanczos``.
+
+Written once against ``xp`` (NumPy or CuPy, through the backend), so the
+same code runs on either device; the sparse products are SciPy's or
+cuSPARSE's (``backend.sparse_matrix``).  The host sees only small matrices
+(a tridiagonal T or a projected H, at most a few hundred rows) and reads the
+device only where a decision needs a number.
+
+* :class:`ComponentLanczos` -- the Lanczos recurrence run for several
+  independent vertex sets at once (the large connected components of a
+  graph): one sparse product per step for all of them, the inner products
+  summed per set (a ``bincount`` over the labels; a plain dot for one set),
+  each set with its own α, β and breakdown.  Nothing is read back per step:
+  α and β stay on the device until a convergence test asks for them.
+* :func:`small_blocks` -- the rows of the small components gathered to the
+  host as (component, local row, local column, value) for a dense
+  exponential.
+* :func:`krylov_schur` -- the thick-restart block Lanczos method (Wu & Simon
+  2000; Stewart's Krylov-Schur, symmetric case) with the basis on the
+  device, full reorthogonalisation, and random refills where the block
+  loses rank, for a few extreme eigenpairs.
+"""
+import math
+
+import numpy as np
+
+
+class ComponentLanczos:
+    """Lanczos without reorthogonalisation for the sets ``0..ncomp-1`` of
+    ``labels`` at once (``labels`` = ``ncomp`` marks a vertex in no set; its
+    start value must be 0).  ``x``: the dense start vector.  After ``j``
+    calls of :meth:`step`, ``basis`` holds q_0..q_j and :meth:`history`
+    returns α, β as host arrays of shape (j, ncomp); a set that broke down
+    (β ≈ 0: its Krylov space is invariant) has β = 0 recorded at that step and
+    zeros after it."""
+
+    def __init__(self, xp, op, x, labels, ncomp):
+        self.xp, self.op, self.ncomp = xp, op, ncomp
+        self.lab = None if ncomp == 1 else labels
+        self.eps = float(np.finfo(x.dtype).eps)
+        nrm = xp.sqrt(self.segdot(x, x))
+        self.norm0 = nrm
+        self.active = nrm > 0
+        self.q = x * self.spread(self._inverse(nrm, self.active))
+        self.q_prev = None
+        self.b_prev = xp.zeros(ncomp, dtype=x.dtype)
+        self.anorm = xp.zeros(ncomp, dtype=x.dtype)
+        self.basis = [self.q]
+        self._alpha, self._beta = [], []
+
+    def segdot(self, u, v):
+        """Per set: Σ u_i v_i over the set's vertices (shape (ncomp,))."""
+        xp = self.xp
+        if self.lab is None:
+            return xp.dot(u, v).reshape(1)
+        s = xp.bincount(self.lab, weights=u * v, minlength=self.ncomp + 1)[:self.ncomp]
+        return s.astype(u.dtype, copy=False)
+
+    def spread(self, a):
+        """A per-set array as a per-vertex one (0 for vertices in no set)."""
+        if self.lab is None:
+            return a[0]
+        xp = self.xp
+        return xp.concatenate([a, xp.zeros(1, dtype=a.dtype)])[self.lab]
+
+    def _inverse(self, b, ok):
+        xp = self.xp
+        return xp.where(ok, 1.0 / xp.where(ok, b, 1.0), 0.0).astype(b.dtype, copy=False)
+
+    def step(self):
+        xp = self.xp
+        q = self.q
+        w = self.op @ q
+        a = self.segdot(w, q)
+        w -= self.spread(a) * q
+        if self.q_prev is not None:
+            w -= self.spread(self.b_prev) * self.q_prev
+        b = xp.sqrt(self.segdot(w, w))
+        self.anorm = xp.maximum(self.anorm, xp.abs(a) + b + self.b_prev)
+        ok = self.active & (b > 64 * self.eps * self.anorm)
+        self._alpha.append(xp.where(self.active, a, 0))
+        b = xp.where(ok, b, 0)
+        self._beta.append(b)
+        self.q_prev, self.q = q, w * self.spread(self._inverse(b, ok))
+        self.b_prev, self.active = b, ok
+        self.basis.append(self.q)
+
+    def any_active(self):
+        return bool(self.active.any())
+
+    def history(self, to_host):
+        """(α, β, ‖x‖ per set) on the host, float64; α, β of shape (steps, ncomp)."""
+        xp = self.xp
+        j = len(self._alpha)
+        if j == 0:
+            z = np.zeros((0, self.ncomp))
+            return z, z, np.asarray(to_host(self.norm0), dtype=np.float64)
+        return (np.asarray(to_host(xp.stack(self._alpha)), dtype=np.float64),
+                np.asarray(to_host(xp.stack(self._beta)), dtype=np.float64),
+                np.asarray(to_host(self.norm0), dtype=np.float64))
+
+    def combine(self, coef):
+        """Σ_j coef[j, set(i)] q_j[i] for the first ``len(coef)`` basis
+        vectors (``coef`` a host array of shape (m, ncomp))."""
+        xp = self.xp
+        m = coef.shape[0]
+        dt = self.q.dtype
+        if self.lab is None:
+            Q = xp.stack(self.basis[:m])
+            return Q.T @ xp.asarray(coef[:, 0], dtype=dt)
+        c = xp.asarray(np.concatenate([coef, np.zeros((m, 1))], axis=1), dtype=dt)
+        y = xp.zeros_like(self.q)
+        for j in range(m):
+            y += c[j][self.lab] * self.basis[j]
+        return y
+
+
+def small_blocks(xp, indptr, indices, values, iso, vertices):
+    """The stored entries of the rows ``vertices`` (sorted, int64) as host
+    arrays (row position in ``vertices``, column vertex id, value)."""
+    vertices = vertices.astype(np.int64)
+    start = indptr[vertices].astype(np.int64)
+    cnt = indptr[vertices + 1].astype(np.int64) - start
+    incl = xp.cumsum(cnt)
+    total = int(incl[-1]) if vertices.shape[0] else 0
+    e = xp.arange(total, dtype=np.int64)
+    row = xp.searchsorted(incl, e, side="right")
+    pos = start[row] + e - (incl[row] - cnt[row])
+    cols = indices[pos]
+    vals = values[pos] if values is not None else None
+    return row, cols, vals
+
+
+# ---------------------------------------------------------------- eigenpairs
+def _order(theta, which):
+    """Ritz indices, most wanted first (for "BE": alternately from the high
+    and the low end, starting high)."""
+    if which == "LA":
+        return np.argsort(-theta, kind="stable")
+    if which == "SA":
+        return np.argsort(theta, kind="stable")
+    if which == "LM":
+        return np.argsort(-np.abs(theta), kind="stable")
+    hi, lo = np.argsort(-theta, kind="stable"), np.argsort(theta, kind="stable")
+    out, seen = [], set()
+    for a, b in zip(hi, lo):
+        for i in (a, b):
+            if i not in seen:
+                seen.add(i)
+                out.append(i)
+    return np.asarray(out, dtype=np.int64)
+
+
+def _wanted(theta, k, which):
+    """The k wanted Ritz indices (BE: k//2 from the low end, the rest high)."""
+    if which == "BE":
+        lo = np.argsort(theta, kind="stable")[:k // 2]
+        hi = [i for i in np.argsort(-theta, kind="stable") if i not in set(lo)][:k - k // 2]
+        return np.concatenate([lo, np.asarray(hi, dtype=np.int64)]).astype(np.int64)
+    return _order(theta, which)[:k]
+
+
+class KrylovSchurResult:
+    def __init__(self, values, vectors, restarts, matvecs, residuals):
+        self.values, self.vectors = values, vectors
+        self.restarts, self.matvecs, self.residuals = restarts, matvecs, residuals
+
+
+def krylov_schur(xp, op, n, dtype, k, which, tol, block, ncv, max_restarts, rng, to_host,
+                 want_vectors, verify=True):
+    """The k wanted eigenpairs of the symmetric operator ``op`` (n × n) by
+    thick-restart block Lanczos.  Returns a :class:`KrylovSchurResult`
+    (``values`` ascending, host; ``vectors`` a (k, n) device array or None)
+    or raises ``RuntimeError`` with the residuals when ``max_restarts`` is
+    exceeded (the caller turns that into the library's error).
+
+    The basis V (ncv + block rows of length n) stays on the device.  Each
+    step multiplies a block, orthogonalises it twice against the whole basis
+    (classical Gram-Schmidt; the coefficients are the columns of the
+    projected matrix H = VᵀAV) and orthonormalises it row by row; a row that
+    vanishes (the block has met an invariant subspace) is replaced by a random
+    vector orthogonal to the basis, so an eigenvalue of multiplicity up to the
+    block size -- and more after invariance -- is found as often as it occurs.
+    At a restart the Ritz vectors of the most wanted Ritz values are kept and
+    the last block continues (thick restart), so H is the Ritz values on the
+    diagonal, the coupling to the new block, then a block tridiagonal part.
+    Converged when every wanted Ritz pair has ‖A y − θ y‖ ≤ tol · max|θ|.
+    With ``verify``, the converged pairs are then kept and the basis is
+    refilled from a fresh random block for one more cycle: an eigenvalue
+    whose extra copies the first start never saw (multiplicity above the
+    block size) shows up there as a Ritz value more wanted than the
+    converged set, and the iteration goes on until a cycle finds none."""
+    eps = float(np.finfo(np.float64).eps)
+    b = block
+    m = ncv
+    V = xp.zeros((m + b, n), dtype=dtype)
+    Hc = np.zeros((m + b, m))
+    anorm = [0.0]
+
+    def orthonormalise_rows(W, j0):
+        """Orthonormalise the rows of W against V[:j0] (already done twice by
+        the caller) and each other; vanished rows get random refills.
+        Writes V[j0:j0+b]; returns the b×b upper-triangular R."""
+        R = np.zeros((b, b))
+        for i in range(b):
+            w = W[i]
+            if i:
+                P = V[j0:j0 + i]
+                for _ in range(2):
+                    c = P @ w
+                    w = w - c @ P
+                    R[:i, i] += to_host(c)
+            nrm = float(xp.linalg.norm(w))
+            if nrm > 1e3 * eps * max(anorm[0], 1e-300):
+                R[i, i] = nrm
+                V[j0 + i] = w / nrm
+            else:
+                V[j0 + i] = random_orthogonal(j0 + i)
+        return R
+
+    def random_orthogonal(j):
+        for _ in range(3):
+            w = xp.asarray(rng.standard_normal(n), dtype=dtype)
+            for _ in range(2):
+                w = w - (V[:j] @ w) @ V[:j]
+            nrm = float(xp.linalg.norm(w))
+            if nrm > 1e-8:
+                return w / nrm
+        raise _Exhausted()
+
+    # start block: random, orthonormal
+    W = xp.asarray(rng.standard_normal((b, n)), dtype=dtype)
+    anorm[0] = 1.0
+    orthonormalise_rows(W, 0)
+    anorm[0] = 0.0
+    l, restarts, matvecs = 0, 0, 0
+    probe = None
+    while True:
+        j = l
+        while j < m:
+            Vb = V[j:j + b]
+            W = xp.ascontiguousarray((op @ Vb.T).T)
+            matvecs += b
+            P = V[:j + b]
+            C = P @ W.T
+            W -= C.T @ P
+            C2 = P @ W.T
+            W -= C2.T @ P
+            C = to_host(C + C2)
+            Hc[:j + b, j:j + b] = C
+            anorm[0] = max(anorm[0], float(np.abs(C).sum(axis=0).max()))
+            Hc[j + b:j + 2 * b, j:j + b] = orthonormalise_rows(W, j + b)
+            j += b
+        H = np.triu(Hc[:m, :m])
+        H = H + np.triu(H, 1).T
+        theta, Y = np.linalg.eigh(H)
+        res = np.linalg.norm(Hc[m:m + b, m - b:m] @ Y[m - b:m, :], axis=0)
+        scale = max(float(np.abs(theta).max()), np.finfo(np.float64).tiny)
+        want = _wanted(theta, k, which)
+        if probe is not None:
+            # a probe cycle from a random block: did a Ritz value more wanted
+            # than the converged set appear (a missed copy of an eigenvalue)?
+            if np.abs(np.sort(theta[want]) - probe).max() <= 100 * tol * scale:
+                break
+            probe = None
+        elif np.all(res[want] <= tol * scale):
+            if not verify or k >= n - m:
+                break
+            # lock the converged pairs, continue from a fresh random block
+            probe = np.sort(theta[want])
+            Yk = xp.asarray(Y[:, want], dtype=dtype)
+            V[:k] = Yk.T @ V[:m]
+            W = xp.asarray(rng.standard_normal((b, n)), dtype=dtype)
+            for _ in range(2):
+                W -= (W @ V[:k].T) @ V[:k]
+            orthonormalise_rows(W, k)
+            Hc[:] = 0.0
+            Hc[np.arange(k), np.arange(k)] = theta[want]
+            l = k
+            restarts += 1
+            continue
+        if restarts >= max_restarts:
+            raise _NoConvergence(res[want] / scale)
+        nkeep = min(max(k + (m - k) // 2, k + 1), m - b)
+        keep = _order(theta, which)[:nkeep] if which != "BE" else _be_keep(theta, k, nkeep)
+        Yk = xp.asarray(Y[:, keep], dtype=dtype)
+        newV = Yk.T @ V[:m]
+        V[:nkeep] = newV
+        V[nkeep:nkeep + b] = V[m:m + b]
+        Hc[:] = 0.0
+        Hc[np.arange(nkeep), np.arange(nkeep)] = theta[keep]
+        l = nkeep
+        restarts += 1
+    want = want[np.argsort(theta[want], kind="stable")]
+    vectors = None
+    if want_vectors:
+        vectors = xp.asarray(Y[:, want].T, dtype=dtype) @ V[:m]
+    return KrylovSchurResult(theta[want], vectors, restarts, matvecs, res[want] / scale)
+
+
+def _be_keep(theta, k, nkeep):
+    lo_n = max(k // 2, (nkeep * (k // 2)) // max(k, 1))
+    lo = list(np.argsort(theta, kind="stable")[:lo_n])
+    s = set(lo)
+    hi = [i for i in np.argsort(-theta, kind="stable") if i not in s][:nkeep - lo_n]
+    return np.asarray(lo + hi, dtype=np.int64)
+
+
+class _Exhausted(Exception):
+    """The basis already spans the whole space."""
+
+
+class _NoConvergence(Exception):
+    def __init__(self, residuals):
+        super().__init__("no convergence")
+        self.residuals = residuals
+
+
+def expm_small(comp, x, erow, ecol, evals, t):
+    """e^{tA_c} x_c for many small components at once, on the host (float64).
+
+    ``comp[i]``: the component label of small vertex i (any integers; the
+    vertices of one component share it); ``x[i]`` its start value; the
+    stored entries of their rows as positions into this list (``erow``,
+    ``ecol``) and values.  A one-vertex component gives x_i e^{t a_ii}
+    exactly; larger ones a dense eigendecomposition, batched over the
+    components of each size.  Returns (y, s) per vertex with
+    e^{tA}x = e^s y (s = the component's largest tλ, so y never overflows)."""
+    p = comp.shape[0]
+    y, shift = np.zeros(p), np.zeros(p)
+    if p == 0:
+        return y, shift
+    order = np.argsort(comp, kind="stable")
+    new = np.concatenate([[True], np.diff(comp[order]) != 0])
+    ordinal = np.empty(p, dtype=np.int64)
+    ordinal[order] = np.cumsum(new) - 1                 # component number 0..g-1
+    starts = np.flatnonzero(new)
+    sizes = np.diff(np.append(starts, p))
+    rank = np.empty(p, dtype=np.int64)
+    rank[order] = np.arange(p)
+    local = rank - starts[ordinal]                       # position inside its component
+    csize = sizes[ordinal]                               # size of each vertex's component
+    ecomp = ordinal[erow]
+    for size in np.unique(sizes):
+        members = np.flatnonzero(sizes == size)          # components of this size
+        slot = np.full(len(sizes), -1, dtype=np.int64)
+        slot[members] = np.arange(len(members))
+        verts = np.flatnonzero(csize == size)
+        sel = np.flatnonzero(csize[erow] == size)
+        B = np.zeros((len(members), size, size))
+        np.add.at(B, (slot[ecomp[sel]], local[erow[sel]], local[ecol[sel]]), evals[sel])
+        xs = np.zeros((len(members), size))
+        xs[slot[ordinal[verts]], local[verts]] = x[verts]
+        if size == 1:
+            lam = B[:, 0, :1]
+            s = t * lam[:, 0]
+            ys = xs.copy()                               # e^{t a} x = e^s x exactly
+        else:
+            lam, Q = np.linalg.eigh(B)
+            s = np.max(t * lam, axis=1)
+            coef = np.exp(t * lam - s[:, None]) * np.einsum("gji,gj->gi", Q, xs)
+            ys = np.einsum("gij,gj->gi", Q, coef)
+        y[verts] = ys[slot[ordinal[verts]], local[verts]]
+        shift[verts] = s[slot[ordinal[verts]]]
+    return y, shift
+
+
+# ---------------------------------------------------------------- e^{tA}x by components
+SMALL_COMPONENT = 64     # components up to this size take the dense exponential
+
+
+def expm_coefficients(alpha, beta, norm0, t):
+    """Per set c: coef[:, c] = ‖x_c‖ V e^{t(Λ − s_c)} Vᵀ e_1 from T_c = V Λ Vᵀ
+    (T_c ends at the set's breakdown), and the shift s_c = max tΛ, so that
+    e^{tA}x ≈ e^{s_c} Q coef[:, c] on the set.  Host arrays; returns
+    (coef (j, ncomp), shift (ncomp,), broke (ncomp,) bool)."""
+    j, nc = alpha.shape
+    zero = beta == 0
+    first = np.where(zero.any(axis=0), zero.argmax(axis=0) + 1, j)
+    coef, shift = np.zeros((j, nc)), np.zeros(nc)
+    for m in np.unique(first):
+        cs = np.flatnonzero(first == m)
+        T = np.zeros((len(cs), m, m))
+        i = np.arange(m)
+        T[:, i, i] = alpha[:m, cs].T
+        if m > 1:
+            off = beta[:m - 1, cs].T
+            T[:, i[:-1], i[1:]] = off
+            T[:, i[1:], i[:-1]] = off
+        lam, V = np.linalg.eigh(T)
+        s = np.max(t * lam, axis=1)
+        c = norm0[cs, None] * np.einsum("gij,gj->gi", V, np.exp(t * lam - s[:, None]) * V[:, 0, :])
+        coef[:m, cs] = c.T
+        shift[cs] = s
+    return coef, shift, zero.any(axis=0)
+
+
+def relative_change(coef, shift, prev):
+    """Per set: ‖e^s c − e^{s'} [c'; 0]‖ / ‖e^s c‖ (Q orthonormal: the change
+    in e^{tA}x between two Krylov dimensions)."""
+    pc, ps = prev
+    d = coef.copy()
+    d[:pc.shape[0]] -= pc * np.exp(np.minimum(ps - shift, 0.0))
+    nrm = np.linalg.norm(coef, axis=0)
+    return np.where(nrm > 0, np.linalg.norm(d, axis=0) / np.where(nrm > 0, nrm, 1.0), 0.0)
+
+
+class ExpmStatus:
+    """What :func:`expm_by_components` did: the number of components taken
+    densely and by Lanczos, the Krylov dimension, the largest estimated
+    relative change of the last step per Lanczos component (``delta``), and
+    the vertices whose component did not reach ``tol``."""
+
+    def __init__(self):
+        self.n_small = self.n_large = self.steps = 0
+        self.delta = 0.0
+        self.unconverged_vertices = 0
+        self.unconverged_components = 0
+
+
+def expm_by_components(be, indptr, indices, values, n, x, labels, t, tol, limit, fixed,
+                       nonnegative):
+    """e^{tA}x per connected component (``labels``: a component id in
+    [0, n) per vertex).  Components of at most ``SMALL_COMPONENT`` vertices
+    take the dense exponential (one vertex: exact), each larger one its own
+    Lanczos process -- all of them in one :class:`ComponentLanczos` run --
+    with its own norm, breakdown test, convergence test and shift.  Returns
+    (y, s, status) as device arrays with e^{tA}x = e^s ∘ y per vertex.
+
+    ``limit`` Lanczos steps at most; ``fixed``: exactly ``limit`` (no
+    convergence test).  ``nonnegative`` (A ≥ 0, x ≥ 0, t ≥ 0): the exact
+    result satisfies y_i ≥ x_i e^{t a_ii} (e^{tA} ≥ e^{t diag(A)} entrywise),
+    which the returned y is held to, so no entry is negative."""
+    xp = be.xp
+    to_host = be.to_host
+    st = ExpmStatus()
+    dt = x.dtype
+    sizes = xp.bincount(labels, minlength=n)
+    vsize = sizes[labels]
+    small = vsize <= SMALL_COMPONENT
+    y = xp.zeros(n, dtype=dt)
+    s = xp.zeros(n, dtype=np.float64)
+    sv = xp.flatnonzero(small)
+    if sv.shape[0]:
+        row, cols, vals = small_blocks(xp, indptr, indices, values, None, sv)
+        ecol = xp.searchsorted(sv, cols.astype(np.int64))
+        comp = to_host(labels[sv])
+        ys, ss = expm_small(comp, np.asarray(to_host(x[sv]), dtype=np.float64),
+                            np.asarray(to_host(row)), np.asarray(to_host(ecol)),
+                            np.asarray(to_host(vals), dtype=np.float64), t)
+        y[sv] = xp.asarray(ys, dtype=dt)
+        s[sv] = xp.asarray(ss)
+        st.n_small = int(np.unique(comp).shape[0])
+    big = xp.flatnonzero(sizes > SMALL_COMPONENT)
+    ncomp = int(big.shape[0])
+    st.n_large = ncomp
+    if ncomp:
+        relabel = xp.full(n, ncomp, dtype=np.int64)
+        relabel[big] = xp.arange(ncomp, dtype=np.int64)
+        lab = relabel[labels]
+        op = be.sparse_matrix(indptr, indices, values, (n, n))
+        if op.dtype != dt:
+            op = op.astype(dt)
+        L = ComponentLanczos(xp, op, xp.where(small, 0, x).astype(dt, copy=False), lab, ncomp)
+        every = 1 if ncomp <= 8 else 4
+        prev, rel, done = None, None, None
+        steps = 0
+        while steps < limit:
+            L.step()
+            steps += 1
+            if fixed:
+                if steps % 8 == 0 and not L.any_active():
+                    break
+                continue
+            if steps >= 2 and (steps % every == 0 or steps == limit):
+                alpha, beta, norm0 = L.history(to_host)
+                coef, shift, broke = expm_coefficients(alpha, beta, norm0, t)
+                if prev is not None:
+                    rel = relative_change(coef, shift, prev)
+                    done = broke | (rel <= tol)
+                    if done.all():
+                        break
+                elif broke.all():
+                    rel, done = np.zeros(ncomp), broke
+                    break
+                prev = (coef, shift)
+        alpha, beta, norm0 = L.history(to_host)
+        coef, shift, broke = expm_coefficients(alpha, beta, norm0, t)
+        if fixed or rel is None:
+            if steps >= 2:
+                pc, ps, _ = expm_coefficients(alpha[:-1], beta[:-1], norm0, t)
+                rel = relative_change(coef, shift, (pc, ps))
+            else:
+                rel = np.zeros(ncomp)
+            done = broke | (rel <= tol)
+        rel = np.where(broke, 0.0, rel)
+        st.steps, st.delta = steps, float(rel.max())
+        if not done.all():
+            bad = np.flatnonzero(~done)
+            st.unconverged_components = len(bad)
+            st.unconverged_vertices = int(to_host(sizes[big[xp.asarray(bad)]]).sum())
+        yl = L.combine(coef)
+        y = xp.where(small, y, yl.astype(dt, copy=False))
+        s = xp.where(small, s, xp.concatenate([xp.asarray(shift), xp.zeros(1)])[lab])
+    if nonnegative:
+        rows = be.rows_of(indptr, indices.shape[0])
+        on_diag = rows == indices
+        d = xp.bincount(rows[on_diag], weights=values[on_diag].astype(np.float64), minlength=n)
+        lower = x.astype(np.float64) * xp.exp(t * d - s)
+        y = xp.maximum(y, lower.astype(dt))
+    return y, s, st
+
+
+def scale_back(xp, y, s):
+    """(e^s ∘ y in y's dtype, the largest log|e^{s_i} y_i|): the product
+    formed in float64 by factors e^{s/p} that cannot overflow on their own.
+    The caller refuses the result when the largest log exceeds the dtype."""
+    if y.shape[0] == 0:
+        return y, -math.inf
+    nz = y != 0
+    mag = xp.abs(xp.where(nz, y, 1)).astype(np.float64)
+    top = float(xp.max(xp.where(nz, xp.log(mag) + s, -np.inf)))
+    out = y.astype(np.float64)
+    smax = float(xp.max(xp.abs(s)))
+    if top >= math.log(np.finfo(y.dtype).max) or smax == 0:
+        return out.astype(y.dtype), top
+    pieces = max(1, math.ceil(smax / 600))
+    f = xp.exp(s / pieces)
+    for _ in range(pieces):
+        out *= f
+    return out.astype(y.dtype), top
