@@ -13,7 +13,8 @@ both ways).  Vertex ids must fit in int32.
 * :func:`bfs_levels` -- direction-optimizing BFS (Beamer, Asanovic, Patterson
   2012): top-down push with one thread per frontier edge (its frontier vertex
   found by binary search in the prefix sum of frontier degrees), visit by
-  atomicCAS on the level array, warp-aggregated append to the next frontier;
+  atomicCAS on the level array, warp-aggregated append to the next frontier
+  (small frontiers: degrees, scan and push in one single-block launch);
   bottom-up pull with one thread per unvisited vertex that stops at the first
   neighbour in the frontier; direction chosen per level by Beamer's
   heuristic; one host read per level (the new frontier's size and edge count).
@@ -38,6 +39,8 @@ except Exception:  # pragma: no cover - depends on the CuPy build
 import cupyx.scipy.sparse as cpsparse
 
 BLOCK = 256
+SMALL_NF = 1024      # push_small: frontiers of at most this many vertices ...
+SMALL_MF = 16384     # ... and edges run as one block
 
 _SOURCE = r"""
 typedef IP_T ip_t;      // indptr element type
@@ -117,6 +120,51 @@ extern "C" __global__ void push_step(const int* __restrict__ queue, int nf,
         }
     }
     warp_append(found, v, dv, next, stats);
+}
+
+// A whole top-down step in one block of SMALL_NF threads, for small frontiers
+// (high-diameter graphs): frontier degrees, their inclusive scan in shared
+// memory, then the block walks the frontier's mf edges.  One launch per level.
+#define SMALL_NF 1024
+extern "C" __global__ void push_small(const int* __restrict__ queue, int nf, long long mf,
+                                      const ip_t* __restrict__ indptr,
+                                      const ix_t* __restrict__ indices,
+                                      int* level, int* parent, int with_parent, int depth,
+                                      int* __restrict__ next, u64* stats, u64* stats_clear)
+{
+    __shared__ long long s_incl[SMALL_NF];
+    __shared__ int s_u[SMALL_NF];
+    int t = threadIdx.x;
+    if (t == 0) { stats_clear[0] = 0; stats_clear[1] = 0; }
+    int u0 = t < nf ? queue[t] : 0;
+    s_u[t] = u0;
+    s_incl[t] = t < nf ? (long long)(indptr[u0 + 1] - indptr[u0]) : 0;
+    __syncthreads();
+    for (int off = 1; off < SMALL_NF; off <<= 1) {      // Hillis-Steele scan
+        long long add = t >= off ? s_incl[t - off] : 0;
+        __syncthreads();
+        s_incl[t] += add;
+        __syncthreads();
+    }
+    for (long long base = 0; base < mf; base += SMALL_NF) {   // same trip count for all
+        long long e = base + t;
+        bool found = false;
+        int v = 0;
+        long long dv = 0;
+        if (e < mf) {
+            int i = upper_bound_ll(s_incl, nf, e);
+            int u = s_u[i];
+            ip_t start = indptr[u];
+            long long excl = s_incl[i] - (long long)(indptr[u + 1] - start);
+            v = (int)indices[start + (ip_t)(e - excl)];
+            if (level[v] < 0 && atomicCAS(&level[v], -1, depth + 1) == -1) {
+                found = true;
+                if (with_parent) parent[v] = u;
+                dv = (long long)(indptr[v + 1] - indptr[v]);
+            }
+        }
+        warp_append(found, v, dv, next, stats);
+    }
 }
 
 // Bottom-up step: thread v (unvisited) scans its neighbours until one is in
@@ -369,7 +417,7 @@ def bfs_levels(indptr, indices, source, parents=False, alpha=15.0, beta=18.0):
         raise IndexError(f"bfs_levels: source {source} outside [0, {n})")
     mod = _module(indptr.dtype, indices.dtype)
     f_deg, f_push = mod.get_function("frontier_degrees"), mod.get_function("push_step")
-    f_pull = mod.get_function("pull_step")
+    f_pull, f_small = mod.get_function("pull_step"), mod.get_function("push_small")
     level = cp.full(n, -1, dtype=cp.int32)
     level[source] = 0
     parent = cp.full(n if parents else 1, -1, dtype=cp.int32)
@@ -381,6 +429,7 @@ def bfs_levels(indptr, indices, source, parents=False, alpha=15.0, beta=18.0):
     deg = cp.empty(n, dtype=cp.int64)
     incl = cp.empty(n, dtype=cp.int64)
     stats = cp.zeros((2, 2), dtype=cp.uint64)
+    halves = (stats[0], stats[1])
     h = indptr[cp.array([source, source + 1, n])].get()     # the one setup read
     nf, mf = 1, int(h[1] - h[0])
     mu = int(h[2]) - mf                  # edges of the unvisited vertices
@@ -394,15 +443,20 @@ def bfs_levels(indptr, indices, source, parents=False, alpha=15.0, beta=18.0):
                 top_down = False
         elif nf < n / beta and nf < prev_nf:
             top_down = True
-        cur, clr = stats[depth & 1], stats[(depth + 1) & 1]
+        cur, clr = halves[depth & 1], halves[(depth + 1) & 1]
         if top_down:
             if mf == 0:
                 break                    # no edge leaves the frontier
-            f_deg(_blocks(nf), (BLOCK,), (queue, np.int32(nf), indptr, deg))
-            cp.cumsum(deg[:nf], out=incl[:nf])
-            f_push(_blocks(mf), (BLOCK,),
-                   (queue, np.int32(nf), incl, np.int64(mf), indptr, indices, level, parent,
-                    with_parent, np.int32(depth), nxt, cur, clr))
+            if nf <= SMALL_NF and mf <= SMALL_MF:     # one launch for the whole step
+                f_small((1,), (SMALL_NF,),
+                        (queue, np.int32(nf), np.int64(mf), indptr, indices, level, parent,
+                         with_parent, np.int32(depth), nxt, cur, clr))
+            else:
+                f_deg(_blocks(nf), (BLOCK,), (queue, np.int32(nf), indptr, deg))
+                cp.cumsum(deg[:nf], out=incl[:nf])
+                f_push(_blocks(mf), (BLOCK,),
+                       (queue, np.int32(nf), incl, np.int64(mf), indptr, indices, level,
+                        parent, with_parent, np.int32(depth), nxt, cur, clr))
         else:
             f_pull(_blocks(n), (BLOCK,),
                    (np.int32(n), indptr, indices, level, parent, with_parent,

@@ -69,6 +69,7 @@ GRAPHS = {
     "path": lambda: _path_graph(300),
     "grid": lambda: _grid(17, 23),
     "star": lambda: _star(200),
+    "bigstar": lambda: _star(20001),          # hub with more edges than one block's push
     "disconnected": _disconnected,
     "kron10": lambda: _kron(10),
     "one_vertex": lambda: sp.csr_matrix((1, 1)),
@@ -113,17 +114,22 @@ def test_bfs_levels_and_parents(graph, dtypes):
         assert par[s] == s and np.all(par[ref < 0] == -1)
 
 
-def test_bfs_forced_directions_agree():
+@pytest.mark.parametrize("small_push", [True, False])
+def test_bfs_forced_directions_agree(monkeypatch, small_push):
     """alpha tiny = push only, alpha huge = pull from the first level on; beta
-    tiny = back to push as soon as the frontier shrinks, beta huge = never."""
-    S = _kron(11)
-    ip, ix = _dev(S)
-    s = int(np.argmax(np.diff(S.indptr)))
-    ref = _ref_levels(S, s)
-    for alpha in (1e-9, 15.0, 1e12):
-        for beta in (1e-9, 18.0, 1e12):
-            lv = cb.bfs_levels(ip, ix, s, alpha=alpha, beta=beta)
-            np.testing.assert_array_equal(cp.asnumpy(lv).astype(np.int64), ref)
+    tiny = back to push as soon as the frontier shrinks, beta huge = never;
+    small_push=False turns off the one-block push for small frontiers."""
+    if not small_push:
+        monkeypatch.setattr(cb, "SMALL_MF", -1)
+    for S in (_kron(14), _grid(40, 9)):
+        ip, ix = _dev(S)
+        s = int(np.argmax(np.diff(S.indptr)))
+        ref = _ref_levels(S, s)
+        for alpha in (1e-9, 15.0, 1e12):
+            for beta in (1e-9, 18.0, 1e12):
+                lv, par = cb.bfs_levels(ip, ix, s, parents=True, alpha=alpha, beta=beta)
+                np.testing.assert_array_equal(cp.asnumpy(lv).astype(np.int64), ref)
+                assert cb.check_bfs_parents(ip, ix, s, lv, par)
 
 
 def test_check_bfs_parents_rejects_wrong_tree():
