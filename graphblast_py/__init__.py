@@ -18,6 +18,8 @@ from .operators import (BinaryOp, IndexUnaryOp, Monoid, Semiring, UnaryOp, binar
                         monoid, semiring, unary)
 from .vector import Vector
 from . import operations as _operations  # noqa: F401  (attaches the operation methods)
+from . import oom as _oom
+_oom.install(Matrix, Vector)   # out of memory inside an operation names the step
 from .stats import stats
 
 __version__ = "0.1.0"

@@ -331,3 +331,386 @@ def test_absurd_sizes_raise_out_of_memory(device):
     sq = gb.Matrix.from_coo(np.arange(1000), np.arange(1000), 1.0, 1 << 22, 1 << 22,
                             device=device)
     fails(OOM, lambda: sq.assign(True), sq)
+
+
+# ================================================================ issue 14: hostile input
+# Each class below is tested as a class (a table or generated inputs), not only
+# the example that found it.  References: SciPy (valid CSR/COO input), networkx
+# (algorithm results), NumPy (operator values).
+import math  # noqa: E402
+
+import networkx as nx  # noqa: E402
+import scipy.sparse as sp  # noqa: E402
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+from graphblast_py.algorithms import (bfs, betweenness_centrality, connected_components,  # noqa: E402
+                                      fglt, pagerank, sssp, triangle_count,
+                                      triangles_per_vertex)
+
+
+def _csr_valid():
+    return sp.csr_matrix(np.array([[0, 1.0, 0], [2.0, 0, 3.0]]))
+
+
+def _corrupt(kind):
+    """A SciPy CSR (SciPy builds it without complaint) with one corrupted array."""
+    S = _csr_valid()
+    if kind == "col>=ncols":
+        S.indices[1] = 3
+    elif kind == "col=-1":
+        S.indices[1] = -1
+    elif kind == "col huge":
+        S.indices = S.indices.astype(np.int64)
+        S.indices[2] = 2**40
+    elif kind == "indptr decreasing":
+        S.indptr[:] = [0, 2, 1]
+    elif kind == "indptr[0] != 0":
+        S.indptr[0] = 1
+    elif kind == "indptr beyond indices":
+        S.indptr[2] = 5
+    return S
+
+
+CSR_CORRUPTIONS = ["col>=ncols", "col=-1", "col huge", "indptr decreasing", "indptr[0] != 0",
+                   "indptr beyond indices"]
+
+
+@pytest.mark.parametrize("kind", CSR_CORRUPTIONS)
+def test_from_scipy_checks_caller_arrays(kind, device):
+    S = _corrupt(kind)
+    with pytest.raises((gb.InvalidIndex, gb.DimensionMismatch)) as e:
+        gb.Matrix.from_scipy(S, device=device)
+    assert "from_scipy" in str(e.value)
+    # the same arrays through from_csr, and transposed as a CSC
+    with pytest.raises((gb.InvalidIndex, gb.DimensionMismatch)):
+        gb.Matrix.from_csr(S.indptr, S.indices, S.data, 3, device=device)
+    C = sp.csc_matrix(_csr_valid().T)             # then the corrupted arrays put in
+    C.indptr, C.indices, C.data = S.indptr.copy(), S.indices.copy(), S.data.copy()
+    with pytest.raises((gb.InvalidIndex, gb.DimensionMismatch)):
+        gb.Matrix.from_scipy(C, device=device)
+
+
+def test_bad_index_messages_name_the_first_bad_position():
+    S = _csr_valid()
+    S.indices[:] = [1, 7, -1]
+    with pytest.raises(gb.IndexOutOfBound, match=r"column index 7 at position 1 \(row 1\)"):
+        gb.Matrix.from_scipy(S)
+    S = _csr_valid()
+    S.indptr[:] = [0, 2, 1]
+    with pytest.raises(gb.InvalidIndex, match=r"indptr decreases at row 1"):
+        gb.Matrix.from_scipy(S)
+    coo = sp.coo_matrix(([1.0, 2.0, 3.0], ([0, 1, 1], [0, 5, 9])), shape=(2, 3),
+                        ) if False else None   # SciPy refuses this one itself; build it raw
+    coo = sp.coo_matrix(_csr_valid())
+    coo.col[2] = 4
+    with pytest.raises(gb.IndexOutOfBound, match=r"column index 4 at entry 2"):
+        gb.Matrix.from_scipy(coo)
+    with pytest.raises(gb.IndexOutOfBound, match=r"cols\[2\] = 9"):
+        gb.Matrix.from_coo([0, 1, 1], [0, 1, 9], 1.0, 2, 3)
+    with pytest.raises(gb.IndexOutOfBound, match=r"negative index -2 at position 1"):
+        gb.Matrix.from_coo([0, -2, 1], [0, 1, 2], 1.0, 2, 3)
+    with pytest.raises(gb.IndexOutOfBound, match=r"indices\[1\] = 5"):
+        gb.Vector.from_coo([0, 5], [1.0, 2.0], 3)
+    with pytest.raises(gb.InvalidIndex, match="integer dtype"):
+        gb.Matrix.from_csr(np.array([0.0, 1.0]), [0], [1.0], 2)
+    with pytest.raises(gb.InvalidIndex, match="integer dtype"):
+        gb.Matrix.from_csr([0, 1], np.array([True]), [1.0], 2)
+    with pytest.raises(gb.InvalidIndex):
+        gb.Matrix.from_csr([0, 1], np.array([2**63], dtype=np.uint64), [1.0], 2)
+    with pytest.raises(gb.DimensionMismatch):
+        gb.Matrix.from_csr([0, 1, 2], [0, 1], [1.0], 2)
+    with pytest.raises(gb.DomainMismatch):
+        gb.Vector.from_dense(np.array(["a", "b"]))
+    with pytest.raises(gb.InvalidValue):
+        gb.Matrix.from_scipy(np.eye(2))
+
+
+@settings(max_examples=300)
+@given(st.integers(0, 4), st.integers(0, 4),
+       st.lists(st.integers(-2, 7), min_size=1, max_size=6),
+       st.lists(st.integers(-2, 5), min_size=0, max_size=8))
+def test_from_csr_any_arrays(nrows, ncols, indptr_tail, indices):
+    """Arbitrary (mostly invalid) CSR arrays: valid ones give SciPy's matrix;
+    invalid ones raise a library error; nothing else happens."""
+    indptr = np.array([0] + indptr_tail[:nrows], dtype=np.int64)
+    nrows = indptr.shape[0] - 1                   # from_csr takes nrows from indptr
+    ind = np.array(indices, dtype=np.int64)
+    vals = np.arange(1, ind.shape[0] + 1, dtype=np.float64)
+    valid = (bool(np.all(np.diff(indptr) >= 0))
+             and int(indptr[-1]) == ind.shape[0] and bool(np.all((ind >= 0) & (ind < ncols))))
+    if valid:
+        rows = np.repeat(np.arange(nrows), np.diff(indptr))
+        keys = rows * max(ncols, 1) + ind
+        valid = np.unique(keys).shape[0] == keys.shape[0]       # duplicates need dup_op
+    try:
+        A = gb.Matrix.from_csr(indptr, ind, vals, ncols)
+    except (gb.InvalidIndex, gb.InvalidValue, gb.DimensionMismatch):
+        assert not valid
+        return
+    assert valid
+    ref = sp.csr_matrix((vals, ind, indptr), shape=(nrows, ncols)).toarray()
+    assert A.shape == (nrows, ncols)
+    np.testing.assert_array_equal(A.to_dense(), ref)
+
+
+def test_valid_scipy_formats_still_read(device):
+    D = np.array([[0, 1.5, 0, 0], [2.0, 0, 0, -1], [0, 0, 0, 0]])
+    for S in (sp.csr_matrix(D), sp.csc_matrix(D), sp.coo_matrix(D), sp.lil_matrix(D),
+              sp.csr_array(D), sp.dok_matrix(D), sp.bsr_matrix(D), sp.csr_matrix((3, 4))):
+        A = gb.Matrix.from_scipy(S, device=device)
+        np.testing.assert_array_equal(host(A.to_dense()), S.toarray())
+
+
+# ---------------------------------------------------------------- algorithm parameters
+def _graph(device):
+    """A small undirected graph with an isolated vertex (4) and a triangle."""
+    r = [0, 1, 1, 2, 0, 2, 2, 3]
+    c = [1, 0, 2, 1, 2, 0, 3, 2]
+    return gb.Matrix.from_coo(r, c, 1.0, 5, 5, device=device)
+
+
+ALGORITHMS = {
+    "bfs": lambda A, **kw: bfs(A, 0, **kw),
+    "sssp": lambda A, **kw: sssp(A, 0, **kw),
+    "pagerank": pagerank,
+    "triangle_count": triangle_count,
+    "triangles_per_vertex": triangles_per_vertex,
+    "connected_components": connected_components,
+    "betweenness_centrality": betweenness_centrality,
+    "fglt": fglt,
+}
+
+NOT_A_MATRIX = [nx.path_graph(3), sp.csr_matrix(np.eye(3)), np.eye(3), None, "A", [[0, 1]],
+                gb.Vector.from_coo([0], [1.0], 3)]
+
+
+@pytest.mark.parametrize("name", sorted(ALGORITHMS))
+@pytest.mark.parametrize("obj", NOT_A_MATRIX, ids=lambda o: type(o).__name__)
+def test_algorithms_refuse_non_matrices(name, obj):
+    with pytest.raises(gb.InvalidObject, match=type(obj).__name__) as e:
+        ALGORITHMS[name](obj)
+    assert isinstance(e.value, TypeError) and name.split("_per")[0] in str(e.value)
+
+
+@pytest.mark.parametrize("name", sorted(ALGORITHMS))
+def test_algorithms_refuse_non_square(name, device):
+    A = gb.Matrix.from_coo([0], [1], 1.0, 3, 4, device=device)
+    with pytest.raises((gb.DimensionMismatch, gb.InvalidValue)):
+        ALGORITHMS[name](A)
+
+
+BAD_PARAMETERS = [
+    ("pagerank", dict(damping=1.5), gb.InvalidValue, "damping"),
+    ("pagerank", dict(damping=-3), gb.InvalidValue, "damping"),
+    ("pagerank", dict(damping=2), gb.InvalidValue, r"\[0, 1\]"),
+    ("pagerank", dict(damping=math.nan), gb.InvalidValue, "damping"),
+    ("pagerank", dict(damping=math.inf), gb.InvalidValue, "damping"),
+    ("pagerank", dict(damping="0.85"), gb.InvalidObject, "damping"),
+    ("pagerank", dict(damping=True), gb.InvalidObject, "damping"),
+    ("pagerank", dict(tol=0), gb.InvalidValue, "tol"),
+    ("pagerank", dict(tol=-1e-6), gb.InvalidValue, "tol"),
+    ("pagerank", dict(tol=math.nan), gb.InvalidValue, "tol"),
+    ("pagerank", dict(tol=None), gb.InvalidObject, "tol"),
+    ("pagerank", dict(max_iter=0), gb.InvalidValue, "max_iter"),
+    ("pagerank", dict(max_iter=-5), gb.InvalidValue, "max_iter"),
+    ("pagerank", dict(max_iter=2.5), gb.InvalidObject, "max_iter"),
+    ("pagerank", dict(max_iter=True), gb.InvalidObject, "max_iter"),
+    ("bfs", dict(parents="yes"), gb.InvalidObject, "parents"),
+    ("betweenness_centrality", dict(batch_size=0), gb.InvalidValue, "batch_size"),
+    ("betweenness_centrality", dict(batch_size=2.0), gb.InvalidObject, "batch_size"),
+    ("betweenness_centrality", dict(batch_size=True), gb.InvalidObject, "batch_size"),
+    ("betweenness_centrality", dict(normalized="no"), gb.InvalidObject, "normalized"),
+    ("betweenness_centrality", dict(directed=1), gb.InvalidObject, "directed"),
+    ("betweenness_centrality", dict(sources=[0, 0]), gb.InvalidValue, "distinct"),
+    ("betweenness_centrality", dict(sources=[9]), gb.IndexOutOfBound, ""),
+    ("fglt", dict(orbits=5.0), gb.InvalidObject, "orbits"),
+    ("fglt", dict(orbits=7), gb.InvalidValue, "orbits"),
+    ("fglt", dict(net=None), gb.InvalidObject, "net"),
+]
+
+
+@pytest.mark.parametrize("name,kw,exc,match", BAD_PARAMETERS,
+                         ids=[f"{n}-{k}" for n, k, _, _ in BAD_PARAMETERS])
+def test_bad_algorithm_parameters(name, kw, exc, match, device):
+    A = _graph(device)
+    if name == "fglt":
+        A = A.dup("bool")
+    fails(exc, lambda: ALGORITHMS[name](A, **kw), A, match=match)
+
+
+@pytest.mark.parametrize("source", [-1, 5, 2**70, 1.0, "0", None, True])
+@pytest.mark.parametrize("name", ["bfs", "sssp"])
+def test_bad_sources(name, source, device):
+    A = _graph(device)
+    alg = bfs if name == "bfs" else sssp
+    fails(gb.InvalidIndex, lambda: alg(A, source), A, match="source")
+
+
+def test_pagerank_damping_bounds_match_networkx(device):
+    """The accepted edge values 0 and 1 give networkx's answers."""
+    G = nx.DiGraph([(0, 1), (1, 2), (2, 0), (2, 3)])
+    A = gb.io.from_networkx(G, device=device)
+    for alpha in (0.0, 1.0, 0.5):
+        ref = nx.pagerank(G, alpha=alpha, tol=1e-10, max_iter=1000)
+        got = host(pagerank(A, damping=alpha, tol=1e-10, max_iter=1000).to_dense())
+        np.testing.assert_allclose(got, [ref[k] for k in range(4)], rtol=1e-6)
+
+
+@pytest.mark.parametrize("where", [0, 1, 2])
+def test_sssp_refuses_nan_weights(where, device):
+    w = [1.0, 2.0, 3.0]
+    w[where] = math.nan
+    A = gb.Matrix.from_coo([0, 1, 2], [1, 2, 3], w, 4, 4, device=device)
+    before = A.dup()
+    with pytest.raises(gb.InvalidValue, match=r"A\[%d, %d\] is NaN" % (where, where + 1)):
+        sssp(A, 0)
+    # an unreachable NaN is still refused: the weights are checked, not the paths
+    with pytest.raises(gb.InvalidValue, match="NaN"):
+        sssp(A, 3)
+    assert A.isclose(before)                      # (isclose: NaN equals NaN)
+
+
+def test_sssp_inf_weights_match_scipy(device):
+    """inf is a number: an inf edge is an edge that never helps (as in SciPy)."""
+    from scipy.sparse.csgraph import shortest_path
+    D = np.array([[0, 1.0, np.inf, 0], [0, 0, 2.0, 0], [0, 0, 0, 1.0], [0, 0, 0, 0]])
+    A = gb.Matrix.from_dense(D, missing_value=0, device=device)
+    ref = shortest_path(sp.csr_matrix(np.where(np.isinf(D), 0, D)), indices=0)
+    got = host(sssp(A, 0).to_dense(fill=np.inf))
+    np.testing.assert_allclose(got, ref)
+
+
+# ---------------------------------------------------------------- user-defined operators
+BAD_USER_OPS = [
+    ("str", lambda x: str(x), "float64", "must return a number"),
+    ("tuple", lambda x: (x, x), "float64", "must return a number"),
+    ("complex", lambda x: x + 1j, "float64", "must return a number"),
+    ("half_int", lambda x: x / 2, "int64", "truncated"),
+    ("float_on_bool", lambda x: x * 0.5, "int32", "truncated"),
+    ("sqrt_int", lambda x: x ** 0.5, "int16", "truncated"),
+]
+
+
+@pytest.mark.parametrize("name,func,dtype,match", BAD_USER_OPS, ids=[b[0] for b in BAD_USER_OPS])
+def test_user_unary_that_cannot_be_stored_fails(name, func, dtype, match):
+    op = gb.UnaryOp.register(f"bad_{name}", func)
+    v = gb.Vector.from_coo([0, 2], [3, 4], 3, dtype=dtype)
+    out = gb.Vector.from_coo([1], [7], 3, dtype=dtype)
+    fails(gb.DomainMismatch, lambda: v.apply(op, out=out), v, out, match=match)
+
+
+def test_user_binary_monoid_semiring_truncation_fails():
+    avg = gb.BinaryOp.register("avg_trunc", lambda x, y: (x + y) / 2)
+    u = gb.Vector.from_coo([0, 1], [3, 4], 2)
+    A = gb.Matrix.from_coo([0, 1], [1, 0], [1, 2], 2, 2)
+    fails(gb.DomainMismatch, lambda: u.ewise_add(u, avg), u, match="truncated")
+    fails(gb.DomainMismatch, lambda: u.ewise_mult(u, avg), u, match="truncated")
+    fails(gb.DomainMismatch, lambda: u.apply(avg, right=1), u, match="truncated")
+    fails(gb.DomainMismatch, lambda: u.reduce(gb.Monoid.register("avg_m", avg, 0)), u)
+    fails(gb.DomainMismatch,
+          lambda: A.mxv(u, gb.Semiring.register("plus_avg", gb.monoid.plus, avg)), A, u)
+    sel = gb.IndexUnaryOp.register("str_sel", lambda x, i, j, t: str(x), result="same")
+    fails(gb.DomainMismatch, lambda: u.apply(sel, thunk=0), u, match="number")
+    # on float inputs the same operator is fine and matches NumPy
+    uf = gb.Vector.from_coo([0, 1], [3.0, 4.0], 2)
+    np.testing.assert_allclose(uf.ewise_add(uf, avg).to_dense(), [3.0, 4.0])
+
+
+@pytest.mark.parametrize("result,expect_dtype", [("float64", np.float64), (np.float32, np.float32),
+                                                 ("int32", np.int32), ("same", np.int64),
+                                                 ("bool", np.bool_)])
+def test_user_operator_explicit_result_type(result, expect_dtype):
+    """An explicit result dtype is the output type; the value is cast to it as
+    NumPy casts (C semantics); 'same' keeps the input type."""
+    x = np.array([3, 4, 0, -5], dtype=np.int64)
+    func = (lambda v: v / 2) if result != "same" else (lambda v: v // 2)
+    if result == "bool":
+        func = lambda v: v > 0  # noqa: E731
+    op = gb.UnaryOp.register(f"res_{np.dtype(expect_dtype).name}", func, result=result)
+    got = gb.Vector.from_dense(x).apply(op)
+    assert got.dtype == expect_dtype
+    ref = np.array([func(v) for v in x.tolist()]).astype(expect_dtype)
+    np.testing.assert_array_equal(got.to_dense(), ref)
+    bop = gb.BinaryOp.register("res_bin", lambda a, b: a / b, result="float64")
+    np.testing.assert_allclose(gb.Vector.from_dense(x).apply(bop, right=8).to_dense(), x / 8)
+
+
+@pytest.mark.parametrize("result", ["float", "samee", "arith", 3, "complex128", None])
+def test_user_operator_bad_result_names(result):
+    if result == "float":          # an alias of float64: accepted
+        assert gb.UnaryOp.register("ok_alias", lambda x: x, result=result).result == np.float64
+        return
+    with pytest.raises((gb.InvalidValue, gb.DomainMismatch)):
+        gb.UnaryOp.register("bad_result", lambda x: x, result=result)
+
+
+# ---------------------------------------------------------------- reprs
+@pytest.mark.parametrize("form", ["sparse", "dense"])
+def test_repr_shows_first_values(form, device):
+    D = np.zeros((5, 6))
+    D[0, 3], D[2, 1], D[4, 5] = 1.5, -2.0, 7.0
+    A = gb.Matrix.from_scipy(sp.csr_matrix(D), device=device)
+    if form == "dense":
+        A.to_dense_form()
+    text = repr(A)
+    assert "{(0, 3): 1.5, (2, 1): -2.0, (4, 5): 7.0}" in text and "nvals=3" in text
+    big = gb.Matrix.from_scipy(sp.random(40, 40, density=0.3, random_state=1, format="csr"),
+                               device=device)
+    r, c, v = (host(a) for a in big.to_coo())
+    first = ", ".join(f"({int(i)}, {int(j)}): {x.item()!r}" for i, j, x in
+                      zip(r[:8], c[:8], v[:8]))
+    assert "{" + first + ", ...}" in repr(big)
+    u = gb.Vector.from_coo([1, 4], [10, 20], 6, device=device)
+    if form == "dense":
+        u = gb.Vector.from_dense(np.array([0, 10, 0, 0, 20, 0]), missing_value=0, device=device)
+    assert "{1: 10, 4: 20}" in repr(u)
+    assert "{}" in repr(gb.Vector("fp32", 0, device=device))
+    assert repr(A) == text                      # repr reads, never changes, the object
+
+
+# ---------------------------------------------------------------- out of memory mid-algorithm
+def test_out_of_memory_inside_an_algorithm_names_the_step(monkeypatch):
+    """CPU: an allocation that fails deep inside an operation (simulated: the
+    backend's cast raises MemoryError on its 5th call) becomes OutOfMemory
+    naming the operation; the input matrix is unchanged."""
+    from graphblast_py.device import backend_for
+    be = backend_for("cpu")
+    G = nx.gnp_random_graph(30, 0.2, seed=3, directed=True)
+    A = gb.io.from_networkx(G)
+    before = snapshot(A)
+    calls = {"n": 0}
+    real = be.cast
+
+    def cast(*a, **k):
+        calls["n"] += 1
+        if calls["n"] == 5:
+            raise MemoryError("Unable to allocate 8.00 EiB")
+        return real(*a, **k)
+    monkeypatch.setattr(be, "cast", cast)
+    with pytest.raises(gb.OutOfMemory, match=r"^(Matrix|Vector)\.\w+ \(.*\): out of memory"):
+        pagerank(A)
+    monkeypatch.setattr(be, "cast", real)
+    assert snapshot(A) == before
+    ref = nx.pagerank(G)
+    np.testing.assert_allclose(pagerank(A).to_dense(), [ref[k] for k in range(30)], rtol=1e-4)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("alg", ["bfs", "pagerank", "triangle_count"])
+def test_gpu_out_of_memory_mid_algorithm(alg):
+    """GPU: a CuPy memory pool limited to what the inputs already use plus
+    64 KiB; the algorithm's first large temporary fails.  Expect OutOfMemory
+    naming the framework call, and the input unchanged."""
+    import cupy
+    G = nx.gnm_random_graph(20000, 100000, seed=1)
+    A = gb.io.from_networkx(G, weight=None, device="gpu")
+    before = snapshot(A)
+    pool = cupy.get_default_memory_pool()
+    cupy.cuda.Device().synchronize()
+    pool.set_limit(size=pool.used_bytes() + (64 << 10))
+    try:
+        with pytest.raises(gb.OutOfMemory, match=r"(Matrix|Vector)\.\w+ \(.*\): out of memory"):
+            ALGORITHMS[alg](A)
+    finally:
+        pool.set_limit(size=0)
+    assert snapshot(A) == before

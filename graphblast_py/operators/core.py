@@ -253,10 +253,11 @@ def _check_result(name, result, names=(SAME, BOOL)):
     """
     if isinstance(result, str) and result in names:
         return result
-    try:
-        return dtypes.lookup(result)
-    except (DomainMismatch, TypeError):
-        pass
+    if result is not None and not isinstance(result, (bool, int, float)):
+        try:
+            return dtypes.lookup(result)    # (np.dtype(None) would mean float64: refused)
+        except (DomainMismatch, TypeError):
+            pass
     raise InvalidValue(f"operator {name!r}: result must be one of {', '.join(map(repr, names))} "
                        f"or a dtype such as 'float64', got {result!r}")
 

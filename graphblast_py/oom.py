@@ -1,0 +1,59 @@
+"""Out-of-memory in the middle of a computation: one clear error naming the step.
+
+Every operation method of :class:`Matrix` and :class:`Vector` (``mxv``,
+``vxm``, ``mxm``, ``ewise_*``, ``apply``, ``select``, ``reduce*``, ``assign``,
+``extract``, ``transpose``, ``kronecker``) is wrapped so that an allocation
+failure anywhere inside it -- NumPy's ``MemoryError``, CuPy's
+``OutOfMemoryError`` (a ``MemoryError``) or the backend's own
+:class:`OutOfMemory` -- surfaces as one :class:`OutOfMemory` whose message
+starts with the step (``"Vector.vxm (1 x 65536 times 65536 x 65536)"``).  An
+algorithm that runs out of memory therefore names the framework call that
+failed.  Operations compute their whole result before writing it (the output
+rule), so a failed step leaves its inputs and its ``out`` unchanged.
+"""
+import functools
+
+from .errors import OutOfMemory
+
+_NAMES = ("mxv", "vxm", "mxm", "ewise_add", "ewise_mult", "ewise_union", "apply", "select",
+          "reduce", "reduce_rowwise", "reduce_columnwise", "reduce_scalar", "assign",
+          "extract", "transpose", "kronecker")
+
+
+def _shape(x):
+    s = getattr(x, "shape", None)
+    if s is None:
+        return None
+    return " x ".join(str(d) for d in (s if len(s) == 2 else (1, s[0])))
+
+
+def _step(cls, name, self, args):
+    shapes = [_shape(self)] + [_shape(a) for a in args[:1]]
+    where = " times ".join(s for s in shapes if s)
+    return f"{cls}.{name} ({where})"
+
+
+def _wrap(cls_name, name, f):
+    @functools.wraps(f)
+    def op(self, *args, **kw):
+        try:
+            return f(self, *args, **kw)
+        except MemoryError as e:
+            if getattr(e, "_gb_step", None):      # already named by an inner step
+                raise
+            step = _step(cls_name, name, self, args)
+            err = OutOfMemory(f"{step}: out of memory: {e} (the inputs and out are unchanged; "
+                              "free memory, use smaller inputs or another device)")
+            err._gb_step = step
+            raise err from e
+    op._gb_oom_wrapped = True
+    return op
+
+
+def install(*classes):
+    """Wrap the operation methods of ``classes`` (idempotent)."""
+    for cls in classes:
+        for name in _NAMES:
+            f = cls.__dict__.get(name)
+            if f is not None and not getattr(f, "_gb_oom_wrapped", False):
+                setattr(cls, name, _wrap(cls.__name__, name, f))
