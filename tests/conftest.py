@@ -10,9 +10,10 @@ from graphblast_py import backend
 
 HAS_GPU = backend.gpu_available()
 
-# Hypothesis profiles: "ci" (default) is derandomized (the same examples every
-# run, no deadline: the first call of a numba kernel compiles it); "dev" explores
-# many more random examples: HYPOTHESIS_PROFILE=dev pytest tests/test_semantics.py
+# Hypothesis profiles (docs/testing.md): "ci" (default) is derandomized (the same
+# 100 examples every run, no deadline: the first call of a numba kernel compiles
+# it); "dev" explores 1000 new random examples per test, "deep" 10000 (a nightly
+# or local run): HYPOTHESIS_PROFILE=dev pytest tests/test_semantics.py
 try:
     from hypothesis import HealthCheck, settings as _hsettings
     _hsettings.register_profile(
@@ -21,6 +22,10 @@ try:
                                HealthCheck.data_too_large])
     _hsettings.register_profile(
         "dev", max_examples=1000, deadline=None, print_blob=True,
+        suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow,
+                               HealthCheck.data_too_large])
+    _hsettings.register_profile(
+        "deep", max_examples=10000, deadline=None, print_blob=True,
         suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow,
                                HealthCheck.data_too_large])
     _hsettings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
