@@ -1,5 +1,5 @@
 """gb.io: Matrix Market, edge lists and conversions, held against SciPy,
-networkx, python-graphblas and the files in ../shared/data."""
+networkx, python-graphblas and the files in tests/data (see its README)."""
 import gzip
 import io
 import re
@@ -537,3 +537,154 @@ def test_graphblas_roundtrip(data_dir, device):
         gb.io.from_graphblas(np.zeros(3))
     with pytest.raises(gb.InvalidValue):
         gb.io.to_graphblas(np.zeros(3))
+
+
+# ================================================================ issue 14: typing, raw errors
+# The typed files in tests/data were written for this project (see its README)
+# to exercise LAGraph's typed-file cases; their known answers are their text.
+TYPED = [
+    ("typed_fp32_inf.mtx", np.float32, (3, 3),
+     {(0, 0): np.inf, (1, 2): -np.inf, (2, 1): 2.5, (2, 2): 7.0}),
+    ("typed_fp64_inf.mtx", np.float64, (2, 4), {(0, 1): -np.inf, (1, 0): np.inf, (1, 3): -12.0}),
+    ("typed_int8.mtx", np.int8, (3, 3), {(0, 0): -128, (1, 1): 127, (2, 0): 5}),
+]
+
+
+@pytest.mark.parametrize("name,dtype,shape,entries", TYPED, ids=[t[0] for t in TYPED])
+def test_graphblas_type_line_is_honoured(data_dir, name, dtype, shape, entries, device):
+    A = gb.io.mmread(data_dir / name, device=device)
+    assert A.dtype == dtype and A.shape == shape and A.nvals == len(entries)
+    for (i, j), v in entries.items():
+        assert A[i, j] == v
+    # and a round trip keeps type and values (mmwrite records the type line)
+    f = io.StringIO()
+    gb.io.mmwrite(f, A)
+    f.seek(0)
+    B = gb.io.mmread(f, device=device)
+    assert B.dtype == dtype and B.isequal(A)
+
+
+@pytest.mark.parametrize("name,line,msg", [
+    ("typed_bool_bad.mtx", 5, "value 2 is not a bool"),
+    ("typed_int8_bad.mtx", 5, "value 128 does not fit in int8"),
+    ("typed_uint8_bad.mtx", 4, "value -1 does not fit in uint8"),
+    ("skew_diagonal.mtx", 4, r"skew-symmetric .* diagonal"),
+    ("headerless.mtx", 1, "header-less files are refused"),
+])
+def test_typed_and_skew_files_that_must_fail(data_dir, name, line, msg):
+    with pytest.raises(gb.MatrixMarketError, match=rf"{name}, line {line}: .*{msg}"):
+        gb.io.mmread(data_dir / name)
+
+
+INT_TYPES = ["int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t",
+             "uint64_t"]
+
+
+@pytest.mark.parametrize("ctype", INT_TYPES + ["bool"])
+def test_every_type_checks_its_range(ctype):
+    """For each integer type: its min and max read exactly; one beyond either
+    end, a fraction and inf fail naming the line.  bool: only 0 and 1."""
+    dt = np.dtype(bool) if ctype == "bool" else np.dtype(ctype[:-2])
+    lo, hi = (0, 1) if ctype == "bool" else (int(np.iinfo(dt).min), int(np.iinfo(dt).max))
+    head = f"%%MatrixMarket matrix coordinate integer general\n%%GraphBLAS type {ctype}\n"
+    A = mm(head + f"2 2 2\n1 1 {lo}\n2 2 {hi}\n")
+    assert A.dtype == dt and A[0, 0] == dt.type(lo) and A[1, 1] == dt.type(hi)
+    for bad in (lo - 1, hi + 1, "1.5", "inf", "nan"):
+        with pytest.raises(gb.MatrixMarketError, match=r"<stream>, line 5: "):
+            mm(head + f"2 2 2\n1 1 {lo}\n2 2 {bad}\n")
+
+
+@pytest.mark.parametrize("ctype,dt", [("float", np.float32), ("double", np.float64)])
+@pytest.mark.parametrize("field", ["integer", "real"])
+def test_float_types_accept_inf_nan_with_any_numeric_field(ctype, dt, field):
+    A = mm(f"%%MatrixMarket matrix coordinate {field} general\n%%GraphBLAS type {ctype}\n"
+           "2 2 3\n1 1 inf\n1 2 -Inf\n2 2 nan\n")
+    assert A.dtype == dt and A[0, 0] == np.inf and A[0, 1] == -np.inf and np.isnan(A[1, 1])
+    # without the type line an integer field stays an integer field
+    with pytest.raises(gb.MatrixMarketError, match="line 3: .*integer"):
+        mm(f"%%MatrixMarket matrix coordinate integer general\n2 2 1\n1 1 inf\n")
+
+
+def test_type_line_decides_the_check_dtype_decides_the_result():
+    """dtype= is a cast of the values the file type accepted (C semantics)."""
+    text = ("%%MatrixMarket matrix coordinate integer general\n%%GraphBLAS type int8_t\n"
+            "1 2 2\n1 1 -5\n1 2 100\n")
+    assert mm(text, dtype="float64")[0, 0] == -5.0
+    with pytest.raises(gb.MatrixMarketError, match="int8"):
+        mm(text.replace("100", "200"), dtype="int64")          # still checked as int8_t
+
+
+@pytest.mark.parametrize("fmt", ["coordinate", "array"])
+def test_skew_symmetric_diagonal(fmt):
+    if fmt == "coordinate":
+        for diag in ("0", "1.5"):
+            with pytest.raises(gb.MatrixMarketError, match="line 4: .*diagonal"):
+                mm("%%MatrixMarket matrix coordinate real skew-symmetric\n3 3 2\n2 1 1\n"
+                   f"3 3 {diag}\n")
+        A = mm("%%MatrixMarket matrix coordinate real skew-symmetric\n3 3 1\n3 1 2\n")
+        ref = np.zeros((3, 3))
+        ref[2, 0], ref[0, 2] = 2, -2
+        np.testing.assert_array_equal(A.to_dense(), ref)
+    else:     # the array format stores only the strictly lower triangle: no diagonal to give
+        A = mm("%%MatrixMarket matrix array real skew-symmetric\n2 2\n4\n")
+        np.testing.assert_array_equal(A.to_dense(), [[0, -4], [4, 0]])
+
+
+def test_headerless_refused_with_a_hint():
+    for text in ("3 3 1\n1 1 2\n", "1 2\n2 3\n"):
+        with pytest.raises(gb.MatrixMarketError, match="header-less .*read_edgelist"):
+            mm(text)
+    with pytest.raises(gb.MatrixMarketError, match="banner"):
+        mm("hello\n")
+
+
+@pytest.mark.parametrize("ext", [".gz", ".bz2", ".xz"])
+@pytest.mark.parametrize("damage", ["truncated", "garbage", "not compressed"])
+def test_corrupt_compressed_files_name_the_file(tmp_path, ext, damage):
+    import bz2
+    import lzma
+    text = b"%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 2.5\n"
+    blob = {".gz": gzip.compress, ".bz2": bz2.compress, ".xz": lzma.compress}[ext](text)
+    path = tmp_path / f"m.mtx{ext}"
+    good = tmp_path / f"good.mtx{ext}"
+    good.write_bytes(blob)
+    assert gb.io.mmread(good)[0, 0] == 2.5
+    path.write_bytes({"truncated": blob[:len(blob) // 2], "garbage": blob[:6] + b"\x00" * 64,
+                      "not compressed": text}[damage])
+    with pytest.raises(gb.MatrixMarketError, match=re.escape(str(path)) + ": cannot decompress"):
+        gb.io.mmread(path)
+    with pytest.raises(gb.MatrixMarketError, match="cannot decompress"):
+        gb.io.mminfo(path)
+    edges = tmp_path / f"e.txt{ext}"
+    edges.write_bytes(path.read_bytes())
+    with pytest.raises(gb.InvalidValue, match=re.escape(str(edges)) + ": cannot decompress"):
+        gb.io.read_edgelist(edges)
+
+
+@pytest.mark.parametrize("big", ["9223372036854775808", "99999999999999999999", "1" + "0" * 40])
+@pytest.mark.parametrize("col", [0, 1])
+def test_edgelist_ids_beyond_int64_name_the_line(big, col):
+    edge = f"{big} 1" if col == 0 else f"1 {big}"
+    with pytest.raises(gb.InvalidValue, match=r"<stream>, line 3: .*vertex id .* larger"):
+        gb.io.read_edgelist(io.StringIO(f"0 1\n# c\n{edge}\n"))
+
+
+@pytest.mark.parametrize("weight", ["abc", None, [1, 2], {"w": 1}, object(), b"1"])
+def test_networkx_non_numeric_weights(weight):
+    import networkx as nx
+    G = nx.Graph()
+    G.add_edge("a", "b", weight=1.5)
+    G.add_edge("b", "c", weight=weight)
+    with pytest.raises(gb.DomainMismatch, match=r"edge \('b', 'c'\) has weight="):
+        gb.io.from_networkx(G)
+    A = gb.io.from_networkx(G, weight=None)           # the structure alone is fine
+    assert A.nvals == 4
+
+
+def test_byte_order_mark_is_skipped():
+    text = "%%MatrixMarket matrix coordinate real general\r\n2 2 1\r\n1 2 3.5\r\n"
+    for src in (io.BytesIO(b"\xef\xbb\xbf" + text.encode()), io.StringIO("\ufeff" + text)):
+        A = gb.io.mmread(src)
+        assert A[0, 1] == 3.5 and A.nvals == 1
+    E = gb.io.read_edgelist(io.BytesIO(b"\xef\xbb\xbf0 1 2.5\r\n1 0 1\r\n"))
+    assert E[0, 1] == 2.5 and E[1, 0] == 1.0

@@ -27,7 +27,8 @@ def _opener(name):
 
 def read_text(source, what, error=InvalidValue):
     """(text, name): the whole content as ``str`` with ``\\r\\n``/``\\r``
-    turned into ``\\n``, and a name for error messages.  A compressed file
+    turned into ``\\n`` and a leading UTF-8 byte-order mark removed, and a
+    name for error messages.  A compressed file
     that cannot be decompressed raises ``error`` naming the file."""
     if isinstance(source, (str, os.PathLike)):
         name = os.fsdecode(source)
@@ -49,7 +50,12 @@ def read_text(source, what, error=InvalidValue):
     else:
         raise InvalidValue(f"{what}: expected a path or an open file, got {type(source).__name__}")
     if isinstance(data, (bytes, bytearray, memoryview)):
-        data = bytes(data).decode("latin-1")   # ASCII formats; never fails
+        data = bytes(data)
+        if data.startswith(b"\xef\xbb\xbf"):   # a UTF-8 byte-order mark (Windows editors)
+            data = data[3:]
+        data = data.decode("latin-1")   # ASCII formats; never fails
+    elif data.startswith("\ufeff"):
+        data = data[1:]
     if "\r" in data:
         data = data.replace("\r\n", "\n").replace("\r", "\n")
     return data, name
