@@ -23,9 +23,12 @@ both ways).  Vertex ids must fit in int32.
 * :func:`triangle_count` -- degree-ordered orientation, then per-edge
   intersection of the two sorted out-lists (merge, or binary search when the
   lengths differ a lot) in one kernel.
-* :func:`connected_components` -- FastSV (Zhang, Azad, Hu 2020) hooking and
-  shortcutting with atomicMin in edge- and vertex-parallel kernels; labels are
-  the smallest vertex id of each component.
+* :func:`connected_components` -- Afforest (Sutton, Ben-Nun, Barak 2018):
+  union-find links over a sample of two neighbours per vertex, then only the
+  vertices outside the biggest component link the rest (a warp per vertex);
+  :func:`connected_components_fastsv` -- FastSV (Zhang, Azad, Hu 2020) hooking
+  and shortcutting with atomicMin in edge- and vertex-parallel kernels.  Both
+  label each vertex with the smallest vertex id of its component.
 """
 import cupy as cp
 import numpy as np
@@ -310,6 +313,69 @@ extern "C" __global__ void cc_grand(int n, const int* __restrict__ f, int* __res
     if (u < n) {
         int g = f[f[u]];
         if (g != gf[u]) { gf[u] = g; *changed = 1; }
+    }
+}
+
+// Afforest (Sutton, Ben-Nun, Barak 2018): union-find trees in comp, every link
+// points a larger id at a smaller one (comp[x] <= x), so a root is the
+// smallest id of its tree.  Reads are volatile: other threads change comp.
+__device__ __forceinline__ void aff_link(int u, int v, int* comp)
+{
+    volatile int* c = comp;
+    int a = c[u], b = c[v];
+    while (a != b) {          // max(a, b) goes down every turn: this ends
+        int hi = a > b ? a : b;
+        int lo = a > b ? b : a;
+        int p = c[hi];
+        if (p == lo) break;                                     // already joined
+        if (p == hi && atomicCAS(&comp[hi], hi, lo) == hi) break;   // hi was a root
+        a = c[c[hi]];         // climb: an ancestor of hi's side ...
+        b = c[lo];            // ... and of lo's side
+    }
+}
+
+// link every vertex u with its r-th neighbour (if it has one)
+extern "C" __global__ void aff_sample(int n, const ip_t* __restrict__ indptr,
+                                      const ix_t* __restrict__ indices, int* comp, int r)
+{
+    int u = blockIdx.x * blockDim.x + threadIdx.x;
+    if (u < n) {
+        ip_t k = indptr[u] + r;
+        if (k < indptr[u + 1]) aff_link(u, (int)indices[k], comp);
+    }
+}
+
+// point every vertex at its root
+extern "C" __global__ void aff_compress(int n, int* comp)
+{
+    int u = blockIdx.x * blockDim.x + threadIdx.x;
+    if (u < n) {
+        volatile int* c = comp;
+        int p = c[u];
+        int q = c[p];
+        while (p != q) {
+            c[u] = q;
+            p = q;
+            q = c[p];
+        }
+    }
+}
+
+// one warp per vertex u outside the big component (root big): link u with its
+// neighbours from position skip on (the first skip were linked by aff_sample)
+extern "C" __global__ void aff_finish(int n, const ip_t* __restrict__ indptr,
+                                      const ix_t* __restrict__ indices, int* comp, int big,
+                                      int skip)
+{
+    long long w = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    int lane = threadIdx.x & 31;
+    if (w < n) {
+        int u = (int)w;
+        if (((volatile int*)comp)[u] != big) {
+            ip_t t = indptr[u + 1];
+            for (ip_t k = indptr[u] + skip + lane; k < t; k += 32)
+                aff_link(u, (int)indices[k], comp);
+        }
     }
 }
 
@@ -612,7 +678,38 @@ def triangle_count(indptr, indices):
 
 # ------------------------------------------------------- connected components
 
-def connected_components(indptr, indices):
+def connected_components(indptr, indices, rounds=2, samples=1024):
+    """Afforest: labels (CuPy int32) = the smallest vertex id of each component.
+
+    Link every vertex with its first ``rounds`` neighbours and compress; take
+    the most frequent root among ``samples`` vertices as the big component;
+    then only vertices outside it link with their remaining neighbours (an
+    edge into the big component is linked from its other end), and compress.
+    Links always point from a larger id to a smaller one, so each root is the
+    smallest id of its component.
+    """
+    n = _check_csr(indptr, indices, "connected_components")
+    mod = _module(indptr.dtype, indices.dtype)
+    comp = cp.arange(n, dtype=cp.int32)
+    if n == 0:
+        return comp
+    sample, compress, finish = (mod.get_function(k)
+                                for k in ("aff_sample", "aff_compress", "aff_finish"))
+    rounds = int(rounds)
+    for r in range(rounds):
+        sample(_blocks(n), (BLOCK,), (np.int32(n), indptr, indices, comp, np.int32(r)))
+        compress(_blocks(n), (BLOCK,), (np.int32(n), comp))
+    k = min(int(samples), n)
+    pick = (cp.arange(k, dtype=cp.int64) * 2654435761) % n       # spread over the ids
+    roots, counts = cp.unique(comp[pick], return_counts=True)
+    big = int(roots[int(cp.argmax(counts))])
+    finish(_blocks(32 * n), (BLOCK,),
+           (np.int32(n), indptr, indices, comp, np.int32(big), np.int32(rounds)))
+    compress(_blocks(n), (BLOCK,), (np.int32(n), comp))
+    return comp
+
+
+def connected_components_fastsv(indptr, indices):
     """FastSV: labels (CuPy int32) = the smallest vertex id of each component.
 
     Values of f only go down and always name a vertex of the same component,

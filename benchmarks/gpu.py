@@ -21,7 +21,8 @@ ratio graphblast-py / baseline, and whether the results agree:
                The baseline's per-iteration time with setup excluded
                (cupy_baselines.pagerank_iteration_time) is in the note.
 * tc           triangle count; equal exactly
-* cc           connected components, labels = smallest id; equal exactly
+* cc           connected components, labels = smallest id; baseline Afforest
+               (its hand-written FastSV's time in the note); all equal exactly
 
     python3 benchmarks/gpu.py --scales 18 20 22 --grids 300 1000 --repeats 5 --json out.json
 
@@ -195,10 +196,13 @@ def main():
         if "cc" in args.work:
             t_gb, fg = timed(lambda: gb.algorithms.connected_components(A))
             t_bl, fb = timed(lambda: cb.connected_components(ip, ix))
+            t_sv, fs = timed(lambda: cb.connected_components_fastsv(ip, ix))
             fg = fg.to_dense().astype(cp.int64)
-            ok = bool(cp.all(fg == fb.astype(cp.int64)))
+            ok = bool(cp.all(fg == fb.astype(cp.int64))) and bool(cp.all(fs == fb))
             ncomp = int((fb == cp.arange(n, dtype=fb.dtype)).sum())
-            report(gname, n, nnz, "cc", t_gb, t_bl, ok, f"{ncomp} components")
+            report(gname, n, nnz, "cc", t_gb, t_bl, ok,
+                   f"{ncomp} components; baseline FastSV {t_sv * 1e3:.3f} ms",
+                   dict(baseline_fastsv_s=t_sv))
 
         del A, S, ip, ix, deg
         cp.get_default_memory_pool().free_all_blocks()

@@ -200,5 +200,12 @@ def test_connected_components(graph):
     np.minimum.at(first, lab, np.arange(n))
     ref = first[lab]
     for dt in ((np.int32, np.int32), (np.int64, np.int64)):
-        f = cb.connected_components(*_dev(S, *dt))
+        ip, ix = _dev(S, *dt)
+        f = cb.connected_components_fastsv(ip, ix)
         np.testing.assert_array_equal(cp.asnumpy(f).astype(np.int64), ref, err_msg=name)
+        # Afforest, also with no sampling rounds and with a one-vertex "big
+        # component" guess that may well be a small component
+        for rounds, samples in ((2, 1024), (0, 1), (1, 3), (5, 1)):
+            f = cb.connected_components(ip, ix, rounds=rounds, samples=samples)
+            np.testing.assert_array_equal(cp.asnumpy(f).astype(np.int64), ref,
+                                          err_msg=f"{name} {rounds} {samples}")
