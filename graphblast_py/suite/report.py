@@ -60,7 +60,7 @@ def agreement_text(r):
     if st == "reference":
         return "reference" if not a.get("detail") else "ref (x-check)"
     if st == "unchecked":
-        return "unchecked"
+        return "no reference"
     d = a["first_differences"][:3]
     where = ", ".join(f"v{x['vertex']}: {x['got']}≠{x['expected']}" if x.get("vertex")
                       is not None else f"{x['got']}≠{x['expected']}" for x in d)

@@ -583,6 +583,20 @@ REFERENCES = {
 }
 
 
+def fglt_partial_reference(g):
+    """Net orbit frequencies 0..4 (n x 5) from SciPy: 1, d, σ2 − 2σ4, σ3 − σ4, σ4
+    with σ2 = A d − d, σ3 = d(d−1)/2, σ4 = triangles at each vertex."""
+    A = g.S.astype(np.int64)
+    d = np.asarray(A.sum(axis=1)).ravel()
+    t = np.asarray((A @ A).multiply(A).sum(axis=1)).ravel() // 2
+    s2 = A @ d - d
+    return np.stack([np.ones_like(d), d, s2 - 2 * t, d * (d - 1) // 2 - t, t], axis=1)
+
+
+# used when none of REFERENCES[alg] produced a result: (name, function of the graph)
+REFERENCE_FUNCS = {"fglt": ("scipy (orbits 0-4 only)", fglt_partial_reference)}
+
+
 def fmt_exc(e):
     s = f"{type(e).__name__}: {e}"
     return s if len(s) < 300 else s[:297] + "..."

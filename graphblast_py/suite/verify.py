@@ -127,6 +127,9 @@ def check(alg, got, ref, g):
         return r
     if alg in ("sssp",):
         return exact(got, ref, "exact (integer weights)")
+    if alg == "fglt" and np.ndim(ref) == 2 and np.shape(ref)[1] == 5 and np.ndim(got) == 2:
+        r = exact(np.asarray(got)[:, :5], ref, "exact (orbits 0-4: the columns SciPy gives)")
+        return r
     if alg in ("cc", "fglt"):
         return exact(got, ref)
     if alg == "tc":
