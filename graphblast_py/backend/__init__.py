@@ -5,9 +5,12 @@
 implement :class:`generic.ArrayBackend`'s methods; the object and operation
 layers call only those.
 """
+import threading
+
 from ..errors import DeviceUnavailable
 
 _backends = {}
+_lock = threading.Lock()
 _gpu_ok = None
 
 
@@ -39,6 +42,14 @@ def get(name):
     be = _backends.get(name)
     if be is not None:
         return be
+    with _lock:   # one instance per device even when threads ask at the same time
+        be = _backends.get(name)
+        if be is None:
+            be = _backends[name] = _make(name)
+    return be
+
+
+def _make(name):
     if name == "cpu":
         from .cpu import CPUBackend
         be = CPUBackend()
@@ -50,5 +61,4 @@ def get(name):
     else:
         from ..errors import InvalidValue
         raise InvalidValue(f"unknown device {name!r}; expected 'cpu' or 'gpu'")
-    _backends[name] = be
     return be
