@@ -12,7 +12,10 @@ ratio graphblast-py / baseline, and whether the results agree:
 * bfs-parents  levels and parents; levels equal, both parent vectors valid BFS
                trees (parents may differ: any vertex of the previous level works)
 * pr-1iter     PageRank with setup and one iteration (tol=1.0 stops after the
-               first iteration: sum |x' - x| <= 2 < n); equal within 1e-9
+               first iteration: sum |x' - x| <= 2 < n); equal within 1e-9.
+               The baseline's setup builds the scaled transpose with a cuSPARSE
+               transpose (it does not assume symmetry), which dominates this
+               row on large graphs
 * pr-iter      one PageRank iteration: (T(N) - T(1)) / (N - 1), N = the
                iterations the baseline needs to converge at tol = 1e-6 / n
                (sum |x' - x| < 1e-6; networkx's default tol=1e-6 stops large
