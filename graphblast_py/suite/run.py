@@ -223,6 +223,8 @@ class Runner:
         for name in REFERENCES.get(alg, []):
             if name in results:
                 return name, results[name], ""
+        if not results:
+            return None, None, "nothing to check"
         for name in REFERENCES.get(alg, []):          # not run: compute it, untimed
             for s in all_systems(*self._caps):
                 if s.name != name or alg not in s.algorithms:
