@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # One batched GPU session (used through the device tool): GPU tests, then the
 # benchmarks, logs under $OUT.  Expects wheels for test-only packages in .whl/
-# (python-graphblas and its needs) and the test data copied to .testdata/.
+# (python-graphblas and its needs); the test data is in the repository (tests/data/).
 set -uo pipefail
 OUT=${OUT:-/tmp/gb-out}; mkdir -p "$OUT"
 if ls .whl/*.whl >/dev/null 2>&1; then
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
     --target /tmp/site .whl/*.whl && export PYTHONPATH=/tmp/site
 fi
-export PYTHONUNBUFFERED=1 GRAPHBLAST_TEST_DATA=$PWD/.testdata PYTHONPATH=$PWD:${PYTHONPATH:-}
+export PYTHONUNBUFFERED=1 PYTHONPATH=$PWD:${PYTHONPATH:-}
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$OUT/device.txt"
 python3 -c "import cupy; print('cupy', cupy.__version__)" | tee -a "$OUT/device.txt"
 NPROC=${NPROC:-8}

@@ -1,5 +1,5 @@
 """PageRank and triangle counting against networkx and the known answers in
-../shared/data/README.md."""
+tests/data/README.md."""
 import networkx as nx
 import numpy as np
 import pytest

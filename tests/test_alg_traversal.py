@@ -14,7 +14,7 @@ import scipy.sparse.csgraph as csgraph
 import graphblast_py as gb
 from graphblast_py.algorithms import (betweenness_centrality, bfs, connected_components, sssp)
 
-from .conftest import DATA, host
+from .conftest import data_file, host
 
 
 # ---------------------------------------------------------------- test graphs
@@ -30,10 +30,8 @@ def _relabel(S, seed):
 
 
 def mtx(name):
-    """A matrix from the shared test data (the test is skipped without it)."""
-    if not (DATA / name).is_file():
-        pytest.skip(f"test data {DATA / name} not found (set GRAPHBLAST_TEST_DATA)")
-    return scipy.io.mmread(DATA / name, spmatrix=True).tocsr()
+    """A matrix from the test data in tests/data (a missing file fails the test)."""
+    return scipy.io.mmread(data_file(name), spmatrix=True).tocsr()
 
 
 @functools.lru_cache(maxsize=None)

@@ -393,7 +393,7 @@ def test_edgelist_roundtrip(tmp_path, device):
 
 
 def test_edgelist_undirected_and_networkx():
-    nx = pytest.importorskip("networkx")
+    import networkx as nx
     text = "# comment\n0 1 2.5\n1 2 1\n\n2 0 4 # trailing\n1 0 2.5\n3 3 7\n"
     A = gb.io.read_edgelist(io.StringIO(text), directed=False)
     G = nx.read_edgelist(io.BytesIO(text.encode()), nodetype=int, data=[("weight", float)])
@@ -464,7 +464,7 @@ def test_scipy_wrappers(device):
 
 
 def test_networkx_roundtrip(data_dir, device):
-    nx = pytest.importorskip("networkx")
+    import networkx as nx
     G = nx.karate_club_graph()
     A = gb.io.from_networkx(G, device=device)
     assert A.device == device and A.dtype == np.int64 and A.nvals == 2 * G.number_of_edges()
@@ -490,7 +490,7 @@ def test_networkx_roundtrip(data_dir, device):
 
 
 def test_networkx_nodelist_and_special_cases():
-    nx = pytest.importorskip("networkx")
+    import networkx as nx
     G = nx.Graph()
     G.add_edge("a", "b", weight=0.0)      # an explicit zero stays an entry
     G.add_edge("b", "c", weight=2.0)
@@ -516,7 +516,7 @@ def test_networkx_nodelist_and_special_cases():
 
 
 def test_graphblas_roundtrip(data_dir, device):
-    gbl = pytest.importorskip("graphblas")
+    import graphblas as gbl
     K = gb.io.mmread(data_dir / "karate.mtx", device=device)
     g = gb.io.to_graphblas(K)
     assert isinstance(g, gbl.Matrix) and g.ss.is_iso and g.nvals == K.nvals
