@@ -599,7 +599,7 @@ def check_compressed(be, ip, ix, nmajor, nminor, what, nvals=None, exact=False,
             bad = (ix < 0) if nminor is None else ((ix < 0) | (ix >= nminor))
         if bool(bad.any()):
             k = _first(be, bad)
-            r = int(be.xp.searchsorted(p, k, side="right")) - 1
+            r = int(be.xp.searchsorted(p, be.xp.asarray([k], dtype=p.dtype), side="right")[0]) - 1
             rng = f"[0, {nminor})" if nminor is not None else "[0, 2**63)"
             raise IndexOutOfBound(f"{what}: {minor} index {int(ix[k])} at position {k} ({major} "
                                   f"{r}) is outside {rng}")

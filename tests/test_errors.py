@@ -343,9 +343,9 @@ import networkx as nx  # noqa: E402
 import scipy.sparse as sp  # noqa: E402
 from hypothesis import given, settings, strategies as st  # noqa: E402
 
-from graphblast_py.algorithms import (bfs, betweenness_centrality, connected_components,  # noqa: E402
-                                      fglt, pagerank, sssp, triangle_count,
-                                      triangles_per_vertex)
+from graphblast_py.algorithms import (  # noqa: E402
+    bfs, betweenness_centrality, connected_components, fglt, pagerank, sssp, triangle_count,
+    triangles_per_vertex)
 
 
 def _csr_valid():
@@ -399,9 +399,7 @@ def test_bad_index_messages_name_the_first_bad_position():
     S.indptr[:] = [0, 2, 1]
     with pytest.raises(gb.InvalidIndex, match=r"indptr decreases at row 1"):
         gb.Matrix.from_scipy(S)
-    coo = sp.coo_matrix(([1.0, 2.0, 3.0], ([0, 1, 1], [0, 5, 9])), shape=(2, 3),
-                        ) if False else None   # SciPy refuses this one itself; build it raw
-    coo = sp.coo_matrix(_csr_valid())
+    coo = sp.coo_matrix(_csr_valid())          # SciPy checks COO input itself: corrupt it after
     coo.col[2] = 4
     with pytest.raises(gb.IndexOutOfBound, match=r"column index 4 at entry 2"):
         gb.Matrix.from_scipy(coo)
@@ -707,6 +705,7 @@ def test_gpu_out_of_memory_mid_algorithm(alg):
     before = snapshot(A)
     pool = cupy.get_default_memory_pool()
     cupy.cuda.Device().synchronize()
+    pool.free_all_blocks()                       # no cached free blocks under the limit
     pool.set_limit(size=pool.used_bytes() + (64 << 10))
     try:
         with pytest.raises(gb.OutOfMemory, match=r"(Matrix|Vector)\.\w+ \(.*\): out of memory"):

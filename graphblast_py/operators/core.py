@@ -125,7 +125,8 @@ class IndexUnaryOp:
         self.is_user = vec is None
 
     def out_dtype(self, tx, tthunk=None):
-        if isinstance(self.result, str) and self.result == SAME and tthunk is not None and not self.reads_x:
+        same = isinstance(self.result, str) and self.result == SAME
+        if same and tthunk is not None and not self.reads_x:
             return tthunk
         return _resolve(self.result, tx)
 
