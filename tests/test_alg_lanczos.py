@@ -1,39 +1,50 @@
-"""Lanczos algorithms against SciPy/NumPy: e^{tA}x (scipy.sparse.linalg.expm_multiply,
-dense eigh), extreme eigenvalues (eigsh), tridiagonal eigenvalues (eigh_tridiagonal)."""
+"""Spectral algorithms against references nobody here wrote.
+
+* e^{tA}x: SciPy's ``expm_multiply`` run on each connected component on its
+  own (SciPy's csgraph finds them), so each entry is held to its own
+  component's scale: the accuracy contract of algorithms/expm.py.
+* eigvalsh: NumPy's dense ``eigvalsh`` (the exact spectrum, multiplicities
+  included) and SciPy's ``eigsh``.
+* tridiagonal_eigvalsh: SciPy's ``eigh_tridiagonal``.
+"""
+import warnings
+
 import networkx as nx
 import numpy as np
 import pytest
 import scipy.io as sio
 import scipy.linalg as sl
 import scipy.sparse as sp
+import scipy.sparse.csgraph as csg
 import scipy.sparse.linalg as sla
 
 import graphblast_py as gb
-from graphblast_py.algorithms import (eigvalsh, expm_multiply, total_communicability,
-                                      tridiagonal_eigvalsh)
-from graphblast_py import lanczos as _lanczos
+from graphblast_py.algorithms import (connected_components, eigvalsh, expm_multiply,
+                                      total_communicability, tridiagonal_eigvalsh)
 
 from .conftest import host
-
-
-def rel(y, ref):
-    return np.linalg.norm(host(y) - ref) / np.linalg.norm(ref)
 
 
 def to_gb(S, device):
     return gb.Matrix.from_scipy(sp.csr_matrix(S, dtype=np.float64), device=device)
 
 
+def grid(k, m=None):
+    G = nx.grid_2d_graph(k, m or k)
+    return nx.to_scipy_sparse_array(G, nodelist=sorted(G), format="csr").astype(np.float64)
+
+
 def rmat(scale, edge_factor=8, seed=0):
-    """A small Graph500-style R-MAT graph (A=0.57, B=C=0.19), symmetric, no self-loops."""
+    """A small Graph500-style R-MAT graph (A=0.57, B=C=0.19), symmetric, no
+    self-loops, with isolated vertices and small components."""
     rng = np.random.default_rng(seed)
     m = edge_factor << scale
     r = np.zeros(m, dtype=np.int64)
     c = np.zeros(m, dtype=np.int64)
     for _ in range(scale):
         u = rng.random(m)
-        r = 2 * r + (u >= 0.76)                       # C or D quadrant
-        c = 2 * c + (((u >= 0.57) & (u < 0.76)) | (u >= 0.95))   # B or D
+        r = 2 * r + (u >= 0.76)
+        c = 2 * c + (((u >= 0.57) & (u < 0.76)) | (u >= 0.95))
     S = sp.coo_matrix((np.ones(m), (r, c)), shape=(1 << scale,) * 2).tocsr()
     S = ((S + S.T) > 0).astype(np.float64)
     S.setdiag(0)
@@ -41,46 +52,135 @@ def rmat(scale, edge_factor=8, seed=0):
     return S
 
 
-@pytest.fixture
-def karate(data_dir):
-    return sio.mmread(data_dir / "karate.mtx").tocsr().astype(np.float64)
+def union_of_radii():
+    """Components with very different spectral radii: K_40 (39), a 3x-weighted
+    10x10 grid (~11.5), karate-like star, a path, two isolated vertices (one
+    with a self-loop of 2.5), an edge."""
+    K = sp.csr_matrix(np.ones((40, 40)) - np.eye(40))
+    G = 3.0 * grid(10)
+    star = nx.to_scipy_sparse_array(nx.star_graph(30), format="csr").astype(np.float64)
+    path = nx.to_scipy_sparse_array(nx.path_graph(120), format="csr").astype(np.float64)
+    iso = sp.csr_matrix(np.array([[0.0, 0.0], [0.0, 2.5]]))
+    edge = sp.csr_matrix(np.array([[0.0, 0.5], [0.5, 0.0]]))
+    return sp.block_diag([path, K, iso, G, star, edge]).tocsr()
 
 
 @pytest.fixture(scope="module")
-def rgg():
-    G = nx.random_geometric_graph(3000, 0.04, seed=1)
-    return nx.to_scipy_sparse_array(G, nodelist=range(3000), format="csr").astype(np.float64)
+def karate():
+    from .conftest import DATA
+    return sio.mmread(DATA / "karate.mtx", spmatrix=True).tocsr().astype(np.float64)
+
+
+@pytest.fixture(scope="module")
+def west_sym():
+    from .conftest import DATA
+    W = sio.mmread(DATA / "west0067.mtx", spmatrix=True).tocsr().astype(np.float64)
+    return (W + W.T).tocsr()
+
+
+def reference_expm(S, x, t):
+    """(e^{tA}x scaled per component by e^{-shift}, shift per vertex, component
+    max per vertex): SciPy's expm_multiply on each component of the shifted
+    matrix t(A_c - mu I), mu = the component's largest eigenvalue."""
+    n = S.shape[0]
+    nc, lab = csg.connected_components(S, directed=False)
+    ref, shift, cmax = np.zeros(n), np.zeros(n), np.zeros(n)
+    for c in range(nc):
+        idx = np.flatnonzero(lab == c)
+        Sc = S[idx][:, idx].tocsc()
+        if len(idx) <= 3:
+            lam, V = np.linalg.eigh(Sc.toarray())
+            mu = lam.max()
+            r = V @ (np.exp(t * (lam - mu)) * (V.T @ x[idx]))
+        else:
+            mu = sla.eigsh(Sc, 1, which="LA", return_eigenvectors=False)[0] if len(idx) > 50 \
+                else np.linalg.eigvalsh(Sc.toarray()).max()
+            r = sla.expm_multiply(t * (Sc - mu * sp.identity(len(idx), format="csc")), x[idx])
+        ref[idx], shift[idx] = r, t * mu
+        cmax[idx] = np.abs(r).max()
+    return ref, shift, cmax
+
+
+def check_contract(S, y, s, t, x, nonneg):
+    """The contract: entries >= 1e-6 x their component's max within relative
+    1e-7, the others within 1e-12 x that max; none negative for A, x >= 0."""
+    y, s = host(y.to_dense()), host(s.to_dense())
+    ref, shift, cmax = reference_expm(S, x, t)
+    got = y * np.exp(s - shift)                      # the same per-component scale
+    big = np.abs(ref) >= 1e-6 * cmax
+    relerr = np.abs(got[big] - ref[big]) / np.abs(ref[big])
+    abserr = np.abs(got - ref) / np.where(cmax > 0, cmax, 1)
+    assert relerr.max(initial=0) <= 1e-7, (relerr.max(), np.flatnonzero(big)[relerr.argmax()])
+    assert abserr[~big].max(initial=0) <= 1e-12, abserr[~big].max()
+    if nonneg:
+        assert np.all(y >= 0)
+    deg = np.diff(S.indptr)
+    iso = np.flatnonzero(deg == 0)                    # isolated, no self-loop: exactly x_i
+    assert np.array_equal(y[iso] * np.exp(s[iso]), x[iso])
+
+
+GRAPHS = {
+    "kron10": lambda: rmat(10, seed=1),
+    "kron12": lambda: rmat(12, seed=2),
+    "union": union_of_radii,
+    "grid30": lambda: grid(30),
+}
 
 
 # ---------------------------------------------------------------- expm_multiply
-@pytest.mark.parametrize("t", [0.1, 1.0, 3.0, -2.0])
-def test_expm_karate(device, karate, t):
-    A = to_gb(karate, device)
-    x = np.random.default_rng(5).standard_normal(34)
-    y = expm_multiply(A, gb.Vector.from_dense(x, device=device), t=t)
-    assert y.dtype == np.float64 and y.device == device
-    assert rel(y.to_dense(), sla.expm_multiply(t * karate, x)) < 1e-10
-    ones = sla.expm_multiply(t * karate, np.ones(34))
-    assert rel(total_communicability(A, beta=t).to_dense(), ones) < 1e-10
-    assert rel(expm_multiply(A, t=t).to_dense(), ones) < 1e-10
+@pytest.mark.parametrize("t", [0.1, 1.0, 5.0])
+@pytest.mark.parametrize("name", sorted(GRAPHS))
+def test_expm_accuracy_contract(device, name, t):
+    S = GRAPHS[name]()
+    A = to_gb(S, device)
+    ones = np.ones(S.shape[0])
+    y, s = total_communicability(A, beta=t, return_log_scale=True)
+    assert y.dtype == np.float64 and s.dtype == np.float64 and y.device == device
+    check_contract(S, y, s, t, ones, nonneg=True)
+    x = np.random.default_rng(7).standard_normal(S.shape[0])   # signs: no bound applies
+    y, s = expm_multiply(A, gb.Vector.from_dense(x, device=device), t=t, return_log_scale=True)
+    check_contract(S, y, s, t, x, nonneg=False)
 
 
-@pytest.mark.parametrize("t", [0.5, 2.0])
-def test_expm_geometric_and_grid(device, rgg, t):
-    G = nx.grid_2d_graph(50, 61)
-    grid = nx.to_scipy_sparse_array(G, nodelist=sorted(G), format="csr").astype(np.float64)
-    for S in (rgg, grid):
-        x = np.random.default_rng(1).standard_normal(S.shape[0])
-        y = expm_multiply(to_gb(S, device), gb.Vector.from_dense(x, device=device), t=t)
-        assert rel(y.to_dense(), sla.expm_multiply(t * S, x)) < 1e-10
+@pytest.mark.parametrize("t", [0.1, 1.0, 5.0])
+def test_expm_real_matrices(device, karate, west_sym, t):
+    for S in (karate, west_sym):
+        x = np.abs(np.random.default_rng(3).standard_normal(S.shape[0]))
+        y, s = expm_multiply(to_gb(S, device), gb.Vector.from_dense(x, device=device), t=t,
+                             return_log_scale=True)
+        check_contract(S, y, s, t, x, nonneg=S.min() >= 0)
 
 
-def test_expm_float32(device, rgg):
-    x = np.random.default_rng(2).standard_normal(rgg.shape[0])
-    y = expm_multiply(to_gb(rgg, device), gb.Vector.from_dense(x, device=device), t=1.0,
-                      dtype="float32")
-    assert y.dtype == np.float32
-    assert rel(y.to_dense(), sla.expm_multiply(rgg, x)) < 1e-5
+def test_expm_isolated_and_tiny_components_exact(device):
+    """The Kronecker-12 failure: isolated vertices got 7.5e47 instead of 1."""
+    S = sp.block_diag([rmat(12, seed=1), sp.csr_matrix(np.array([[0.0, 1.0], [1.0, 0.0]]))])
+    S = S.tocsr()
+    A = to_gb(S, device)
+    y = host(total_communicability(A).to_dense())
+    deg = np.diff(S.indptr)
+    assert (deg == 0).sum() > 100 and np.all(y[deg == 0] == 1.0)
+    nc, lab = csg.connected_components(S, directed=False)
+    sizes = np.bincount(lab)
+    two = np.flatnonzero(sizes[lab] == 2)               # a single edge: cosh(1) + sinh(1) = e
+    assert len(two) and np.allclose(y[two], np.e, rtol=1e-14, atol=0)
+    y = host(expm_multiply(A, t=0.1).to_dense())
+    assert np.all(y >= 1.0)                             # e^{tA} >= I entrywise for A >= 0
+
+
+def test_expm_plain_result_and_reuse_components(device, karate):
+    S = union_of_radii()
+    A = to_gb(S, device)
+    x = np.random.default_rng(5).standard_normal(S.shape[0])
+    xv = gb.Vector.from_dense(x, device=device)
+    ref, shift, _ = reference_expm(S, x, 0.7)
+    y = host(expm_multiply(A, xv, t=0.7).to_dense())
+    assert np.allclose(y, ref * np.exp(shift), rtol=1e-9, atol=1e-12 * np.abs(ref * np.exp(shift)).max())
+    labels = connected_components(A)
+    y2 = host(expm_multiply(A, xv, t=0.7, components=labels).to_dense())
+    assert np.array_equal(y, y2)
+    y32 = expm_multiply(A, xv, t=0.7, dtype="float32")
+    assert y32.dtype == np.float32
+    assert np.allclose(host(y32.to_dense()), y, rtol=1e-4, atol=1e-4 * np.abs(y).max())
 
 
 def test_expm_breakdown_single_edge(device):
@@ -90,19 +190,17 @@ def test_expm_breakdown_single_edge(device):
     assert np.allclose(y, [np.cosh(1.5), np.sinh(1.5)], rtol=1e-14, atol=0)
 
 
-def test_expm_breakdown_disconnected(device):
-    # a path 0-1-2-3-4 and a triangle 5-6-7; x lives on the path only
-    S = sp.csr_matrix((np.ones(14), ([0, 1, 1, 2, 2, 3, 3, 4, 5, 6, 6, 7, 7, 5],
-                                     [1, 0, 2, 1, 3, 2, 4, 3, 6, 5, 7, 6, 5, 7])), shape=(8, 8))
-    x = np.array([1.0, -2.0, 0.5, 0.0, 3.0, 0, 0, 0])
-    A = to_gb(S, device)
-    y = host(expm_multiply(A, gb.Vector.from_dense(x, device=device), t=0.7).to_dense())
-    ref = sla.expm_multiply(0.7 * S, x)
-    assert rel(y, ref) < 1e-13 and np.all(y[5:] == 0)
-    L = _lanczos.Lanczos(A, gb.Vector.from_dense(x, device=device))
-    while L.step():
-        pass
-    assert L.breakdown and len(L.alpha) <= 5          # the path has 5 vertices
+def test_expm_x_on_one_component(device):
+    # a path of 200 and a triangle; x lives on the path only: zero on the triangle
+    path = nx.to_scipy_sparse_array(nx.path_graph(200), format="csr").astype(np.float64)
+    tri = sp.csr_matrix(np.ones((3, 3)) - np.eye(3))
+    S = sp.block_diag([path, tri]).tocsr()
+    x = np.zeros(203)
+    x[:200] = np.random.default_rng(1).standard_normal(200)
+    y = host(expm_multiply(to_gb(S, device), gb.Vector.from_dense(x, device=device),
+                           t=0.7).to_dense())
+    assert np.allclose(y[:200], sla.expm_multiply(0.7 * path, x[:200]), rtol=1e-10, atol=1e-12)
+    assert np.all(y[200:] == 0)
 
 
 def test_expm_overflow_complete_graph(device):
@@ -114,45 +212,59 @@ def test_expm_overflow_complete_graph(device):
     with pytest.raises(OverflowError):
         total_communicability(A)
     y, s = expm_multiply(A, gb.Vector.from_dense(x, device=device), return_log_scale=True)
+    s = host(s.to_dense())
+    assert np.all(s == s[0])                       # one component, one scale
     ref = np.exp(-n) * x + (1 - np.exp(-n)) / n * x.sum()          # times e^{n-1}
-    assert rel(host(y.to_dense()) * np.exp(s - (n - 1)), ref) < 1e-10
+    got = host(y.to_dense()) * np.exp(s - (n - 1))
+    assert np.abs(got - ref).max() <= 1e-10 * np.abs(ref).max()
     y, s = total_communicability(A, return_log_scale=True)
-    assert abs(s - (n - 1)) < 1e-10 * n and np.allclose(host(y.to_dense()) * np.exp(s - (n - 1)), 1)
+    assert np.allclose(host(s.to_dense()), n - 1, rtol=1e-12)
+    assert np.allclose(host(y.to_dense()) * np.exp(host(s.to_dense()) - (n - 1)), 1, rtol=1e-12)
 
 
-def test_expm_overflow_dense_random(device):
-    rng = np.random.default_rng(4)
-    n = 800
-    M = np.triu((rng.random((n, n)) < 0.6).astype(np.float64), 1)
-    M = M + M.T                                   # lambda_max about 480: e^A x overflows
-    lam, V = np.linalg.eigh(M)
-    x = rng.standard_normal(n)
-    ref = V @ (np.exp(2.0 * (lam - lam[-1])) * (V.T @ x))       # e^{2A}x / e^{2 lam_max}
-    A = gb.Matrix.from_scipy(sp.csr_matrix(M), device=device)
-    y, s = expm_multiply(A, gb.Vector.from_dense(x, device=device), t=2.0,
-                         return_log_scale=True)
-    assert abs(s - 2 * lam[-1]) < 1e-12 * s
-    assert rel(host(y.to_dense()) * np.exp(s - 2 * lam[-1]), ref) < 1e-10
-    # no overflow for t small enough: the plain result equals e^s y
-    z = expm_multiply(A, gb.Vector.from_dense(x, device=device), t=0.5)
-    assert rel(z.to_dense(), V @ (np.exp(0.5 * lam) * (V.T @ x))) < 1e-10
-
-
-def test_expm_edge_cases(device, karate):
-    A = to_gb(karate, device)
-    z = expm_multiply(A, gb.Vector("float64", 34, device=device))
-    assert z.nvals == 0
-    y4 = expm_multiply(A, t=1.0, krylov_dim=4).to_dense()     # fixed, small: inexact
-    ref = sla.expm_multiply(karate, np.ones(34))
-    assert 1e-8 < rel(y4, ref) < 0.5
-    with pytest.raises(gb.ConvergenceError):
+def test_expm_fixed_dimension_warns_and_errors(device):
+    S = grid(20)
+    A = to_gb(S, device)
+    with pytest.warns(gb.errors.AccuracyWarning, match="400 of 400 entries"):
+        y4 = host(expm_multiply(A, t=1.0, krylov_dim=4).to_dense())
+    ref = sla.expm_multiply(S, np.ones(400))
+    assert 1e-8 < np.linalg.norm(y4 - ref) / np.linalg.norm(ref) < 0.5
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        expm_multiply(A, t=1.0, krylov_dim=40)      # enough: no warning
+    with pytest.raises(gb.ConvergenceError, match="max_krylov=5"):
         expm_multiply(A, t=3.0, max_krylov=5)
+    z = expm_multiply(A, gb.Vector("float64", 400, device=device))
+    assert np.all(host(z.to_dense()) == 0)
+
+
+def test_expm_bad_input(device, karate):
+    A = to_gb(karate, device)
     with pytest.raises(gb.InvalidValue, match="symmetric"):
         expm_multiply(gb.Matrix.from_coo([0], [1], 1.0, 2, 2, device=device))
     with pytest.raises(gb.InvalidValue, match="size"):
         expm_multiply(A, gb.Vector("float64", 3, device=device))
     with pytest.raises(gb.InvalidValue, match="dtype"):
         expm_multiply(A, dtype="int64")
+    for t in (np.nan, np.inf, -np.inf):
+        with pytest.raises(gb.InvalidValue, match="t must be a finite"):
+            expm_multiply(A, t=t)
+    with pytest.raises(gb.InvalidValue, match="tol"):
+        expm_multiply(A, tol=0)
+    with pytest.raises(gb.InvalidValue, match="krylov_dim"):
+        expm_multiply(A, krylov_dim=0)
+    bad = gb.Matrix.from_coo([0, 1], [1, 0], [np.inf, np.inf], 2, 2, device=device)
+    with pytest.raises(gb.InvalidValue, match="infinite"):
+        expm_multiply(bad)
+    nan = gb.Matrix.from_coo([0, 1], [1, 0], [np.nan, np.nan], 2, 2, device=device)
+    with pytest.raises(gb.InvalidValue, match="NaN"):
+        expm_multiply(nan)
+    with pytest.raises(gb.InvalidValue, match="NaN"):
+        expm_multiply(A, gb.Vector.from_coo([3], [np.nan], size=34, device=device))
+    with pytest.raises(gb.InvalidValue, match="components"):
+        expm_multiply(A, components=gb.Vector("float64", 34, device=device))
+    with pytest.raises(gb.errors.InvalidObject):
+        expm_multiply(nx.karate_club_graph())
 
 
 # ---------------------------------------------------------------- tridiagonal eigenvalues
@@ -166,6 +278,22 @@ def test_tridiagonal_random(device, n):
     assert np.abs(w - ref).max() <= 1e-13 * max(1.0, np.abs(ref).max()) * max(1, np.log2(n))
 
 
+@pytest.mark.gpu
+@pytest.mark.parametrize("n", [10000, 20000])
+def test_tridiagonal_large_gpu(n):
+    rng = np.random.default_rng(n)
+    d, e = rng.standard_normal(n), rng.standard_normal(n - 1)
+    ref = sl.eigh_tridiagonal(d, e, eigvals_only=True)
+    w = tridiagonal_eigvalsh(d, e, device="gpu")
+    assert type(w).__module__.startswith("cupy")
+    w = host(w)
+    assert w.shape == (n,) and np.abs(w - ref).max() <= 1e-12 * np.abs(ref).max()
+    lo, hi = -0.3, 0.9                               # a sub-interval
+    w = host(tridiagonal_eigvalsh(d, e, lo, hi, device="gpu"))
+    want = ref[(ref >= lo) & (ref < hi)]
+    assert w.shape == want.shape and np.abs(w - want).max() <= 1e-12
+
+
 def test_tridiagonal_interval_and_special(device):
     rng = np.random.default_rng(7)
     d, e = rng.standard_normal(300), rng.standard_normal(299)
@@ -174,7 +302,6 @@ def test_tridiagonal_interval_and_special(device):
     want = ref[(ref >= -0.5) & (ref < 1.25)]
     assert w.shape == want.shape and np.abs(w - want).max() < 1e-12
     assert host(tridiagonal_eigvalsh(d, e, lo=100.0, device=device)).shape == (0,)
-    # decoupled blocks (e = 0), repeated diagonal, integers, glued Wilkinson (close pairs)
     w = host(tridiagonal_eigvalsh([3, 1, 1, 2], [0, 0, 0], device=device))
     assert np.allclose(w, [1.0, 1.0, 2.0, 3.0], rtol=0, atol=1e-14)
     wd = np.abs(np.arange(-10, 11)).astype(np.float64)
@@ -187,63 +314,100 @@ def test_tridiagonal_interval_and_special(device):
     assert np.allclose(w, [1.0, 3.0], rtol=0, atol=1e-15)
 
 
+@pytest.mark.parametrize("scale", [1e300, 1e-300])
+def test_tridiagonal_extreme_scale(device, scale):
+    rng = np.random.default_rng(1)
+    d, e = rng.standard_normal(60) * scale, rng.standard_normal(59) * scale
+    ref = sl.eigh_tridiagonal(d, e, eigvals_only=True)
+    w = host(tridiagonal_eigvalsh(d, e, device=device))
+    assert np.abs(w - ref).max() <= 1e-13 * np.abs(ref).max()
+
+
 def test_tridiagonal_errors():
     with pytest.raises(gb.DimensionMismatch):
         tridiagonal_eigvalsh([1.0, 2.0], [1.0, 2.0])
-    with pytest.raises(gb.InvalidValue, match="finite"):
+    with pytest.raises(gb.InvalidValue, match=r"d\[1\]"):
         tridiagonal_eigvalsh([1.0, np.nan], [1.0])
+    with pytest.raises(gb.InvalidValue, match=r"e\[0\]"):
+        tridiagonal_eigvalsh([1.0, 2.0], [np.inf])
     with pytest.raises(gb.InvalidValue):
         tridiagonal_eigvalsh([1.0], [], lo="a")
 
 
 # ---------------------------------------------------------------- eigvalsh
-def check_eigsh(S, device, k=6, whichs=("LA", "SA", "BE")):
+def dense_truth(S, k, which, lam=None):
+    lam = np.linalg.eigvalsh(S.toarray()) if lam is None else lam
+    if which == "LA":
+        return lam[-k:]
+    if which == "SA":
+        return lam[:k]
+    if which == "LM":
+        return np.sort(lam[np.argsort(-np.abs(lam), kind="stable")[:k]])
+    return np.sort(np.concatenate([lam[:k // 2], lam[len(lam) - (k - k // 2):]]))
+
+
+def check_eigs(S, device, k=6, whichs=("LA", "SA", "LM", "BE"), rtol=1e-10):
     A = to_gb(S, device)
+    lam = np.linalg.eigvalsh(S.toarray())
     for which in whichs:
-        ref = np.sort(sla.eigsh(S, k, which=which, return_eigenvectors=False, tol=1e-14))
+        ref = dense_truth(S, k, which, lam)
         w = eigvalsh(A, k, which)
-        assert isinstance(w, np.ndarray) and w.shape == (k,)
-        assert np.abs(w - ref).max() <= 1e-8 * np.abs(ref).max(), (which, w, ref)
+        assert isinstance(w, np.ndarray) and w.shape == (k,) and np.all(np.diff(w) >= 0)
+        if which == "LM":                 # +-lambda tie on bipartite graphs: either is right
+            w, ref = np.sort(np.abs(w)), np.sort(np.abs(ref))
+        assert np.abs(w - ref).max() <= rtol * np.abs(ref).max(), (which, w, ref)
 
 
-def test_eigvalsh_karate(device, karate):
-    check_eigsh(karate, device)
+@pytest.mark.parametrize("name", ["grid40x53", "grid30", "two_grids", "kron11", "path",
+                                  "complete", "star_isolated"])
+def test_eigvalsh_families(device, name):
+    S = {"grid40x53": lambda: grid(40, 53),
+         "grid30": lambda: grid(30),                           # pairs (i,j), (j,i): doubles
+         "two_grids": lambda: sp.block_diag([grid(20), grid(20)]).tocsr(),   # quadruples
+         "kron11": lambda: rmat(11, seed=2),
+         "path": lambda: nx.to_scipy_sparse_array(nx.path_graph(400), format="csr"),
+         "complete": lambda: sp.csr_matrix(np.ones((200, 200)) - np.eye(200)),  # -1 x 199
+         "star_isolated": lambda: sp.block_diag([
+             nx.to_scipy_sparse_array(nx.star_graph(150), format="csr"),
+             sp.csr_matrix((60, 60))]).tocsr(),
+         }[name]().astype(np.float64)
+    check_eigs(S, device)
 
 
-def test_eigvalsh_grid(device):
-    G = nx.grid_2d_graph(40, 53)                   # 40 x 53: distinct extreme eigenvalues
-    check_eigsh(nx.to_scipy_sparse_array(G, nodelist=sorted(G), format="csr"), device, k=5)
+def test_eigvalsh_matches_eigsh_where_eigsh_is_right(device, karate):
+    for S in (karate, rmat(12, seed=3)):
+        ref = np.sort(sla.eigsh(S, 4, which="LA", return_eigenvectors=False, tol=1e-14))
+        w = eigvalsh(to_gb(S, device), 4, "LA")
+        assert np.abs(w - ref).max() <= 1e-10 * np.abs(ref).max()
 
 
-def test_eigvalsh_kronecker(device):
-    check_eigsh(rmat(11, seed=2), device, k=4, whichs=("LA", "SA"))
+def test_eigvalsh_eigenvectors(device):
+    S = grid(30)
+    for which in ("LA", "BE"):
+        w, X = eigvalsh(to_gb(S, device), 5, which, return_eigenvectors=True)
+        assert isinstance(X, gb.Matrix) and X.shape == (900, 5) and X.device == device
+        Xd = host(X.to_dense())
+        assert np.abs(S @ Xd - Xd * w).max() <= 1e-9 * np.abs(w).max()
+        assert np.abs(Xd.T @ Xd - np.eye(5)).max() <= 1e-10
+        assert np.allclose(w, dense_truth(S, 5, which), rtol=0, atol=1e-10)
 
 
-def test_cullum_willoughby_removes_ghosts_and_spurious(device):
-    n = 40
-    lam = np.sort(np.random.default_rng(0).uniform(-5, 5, n))
-    A = gb.Matrix.from_coo(np.arange(n), np.arange(n), lam, device=device)
-    L = _lanczos.Lanczos(A, _lanczos.start_vector(n, 0, np.float64, device))
-    while len(L.alpha) < 10 * n and L.step():     # far past n: T has many ghost copies
-        pass
-    mu = host(tridiagonal_eigvalsh(np.array(L.alpha), np.array(L.beta[:-1])))
-    assert len(mu) == 10 * n
-    tol = 500 * (10 * n + 1000) * np.finfo(float).eps * 5
-    clusters = mu[np.concatenate([[True], np.diff(mu) > tol])]
-    assert len(clusters) > n                      # numerically distinct spurious values exist
-    good = _lanczos.cullum_willoughby(L.alpha, L.beta)
-    assert good.shape == (n,) and np.abs(good - lam).max() < 1e-12
-    assert np.allclose(eigvalsh(A, 3, "BE"), lam[[0, -2, -1]], rtol=0, atol=1e-12)
-
-
-def test_eigvalsh_multiple_eigenvalues_and_errors(device):
-    n = 30                                        # K_n: eigenvalues n-1 and -1 (n-1 times)
-    A = gb.Matrix.from_scipy(sp.csr_matrix(np.ones((n, n)) - np.eye(n)), device=device)
-    w = eigvalsh(A, 6, "LA")                      # breakdown after 2 steps: distinct values
-    assert np.allclose(w, [-1, n - 1], rtol=0, atol=1e-12)
+def test_eigvalsh_small_empty_and_errors(device):
+    A = gb.Matrix("float64", 1, 1, device=device)
+    assert np.array_equal(eigvalsh(A, 1), [0.0])
+    Z = gb.Matrix("float64", 500, 500, device=device)              # no edges: all zero
+    assert np.array_equal(eigvalsh(Z, 3), [0.0, 0.0, 0.0])
+    K = gb.Matrix.from_scipy(sp.csr_matrix(np.ones((30, 30)) - np.eye(30)), device=device)
+    assert np.allclose(eigvalsh(K, 6, "LA"), [-1] * 5 + [29], rtol=0, atol=1e-12)
     with pytest.raises(gb.InvalidValue, match="which"):
-        eigvalsh(A, 2, which="LM")
+        eigvalsh(K, 2, which="XX")
     with pytest.raises(gb.InvalidValue, match="k must"):
-        eigvalsh(A, 0)
+        eigvalsh(K, 0)
+    with pytest.raises(gb.InvalidValue, match="k must"):
+        eigvalsh(K, 31)
     with pytest.raises(gb.InvalidValue, match="symmetric"):
         eigvalsh(gb.Matrix.from_coo([0], [1], 1.0, 2, 2, device=device), 1)
+    with pytest.raises(gb.errors.InvalidObject):
+        eigvalsh(np.eye(3), 1)
+    with pytest.raises(gb.ConvergenceError, match="max_restarts=0"):
+        eigvalsh(to_gb(grid(40), device), 6, max_restarts=0)
