@@ -278,7 +278,10 @@ class Matrix:
         """Matrix in dense form from a 2-D array (NumPy or CuPy); entries equal
         to ``missing_value`` (if given) are not stored."""
         be = backend_for(device)
-        a = be.asarray(values)
+        try:
+            a = be.asarray(values)
+        except (TypeError, ValueError) as e:
+            raise InvalidValue(f"Matrix.from_dense: cannot read the values as an array: {e}") from None
         if a.ndim != 2:
             raise DimensionMismatch(f"Matrix.from_dense needs a 2-D array, got shape {a.shape}")
         if a.dtype.kind not in "biuf":

@@ -183,7 +183,10 @@ class Vector:
         """Full vector from a 1-D array (NumPy or CuPy); entries equal to
         ``missing_value`` (if given) are left out."""
         be = backend_for(device)
-        a = be.asarray(values)
+        try:
+            a = be.asarray(values)
+        except (TypeError, ValueError) as e:
+            raise InvalidValue(f"Vector.from_dense: cannot read the values as an array: {e}") from None
         if a.ndim != 1:
             raise DimensionMismatch(f"Vector.from_dense needs a 1-D array, got shape {a.shape}")
         if a.dtype.kind not in "biuf":

@@ -451,6 +451,44 @@ def test_from_csr_any_arrays(nrows, ncols, indptr_tail, indices):
     np.testing.assert_array_equal(A.to_dense(), ref)
 
 
+HOSTILE_CONSTRUCTORS = {
+    "vector index beyond int64": lambda d: gb.Vector.from_coo([0, 2**70], [1.0, 2.0], device=d),
+    "vector string index": lambda d: gb.Vector.from_coo([0, "a"], [1.0, 2.0], device=d),
+    "vector 2-D indices": lambda d: gb.Vector.from_coo([[0, 1]], [1.0, 2.0], device=d),
+    "vector string values": lambda d: gb.Vector.from_coo([0, 1], ["a", "b"], device=d),
+    "vector None values": lambda d: gb.Vector.from_coo([0, 1], None, device=d),
+    "vector negative size": lambda d: gb.Vector.from_coo([0], [1.0], -1, device=d),
+    "vector float size": lambda d: gb.Vector.from_coo([0], [1.0], 2.5, device=d),
+    "vector dense 2-D": lambda d: gb.Vector.from_dense(np.ones((2, 2)), device=d),
+    "vector dense ragged": lambda d: gb.Vector.from_dense([[1], [1, 2]], device=d),
+    "vector dense strings": lambda d: gb.Vector.from_dense(["a", "b"], device=d),
+    "matrix index 2**64": lambda d: gb.Matrix.from_coo([0], [2**64], 1.0, device=d),
+    "matrix float index": lambda d: gb.Matrix.from_coo([0.5], [1], 1.0, device=d),
+    "matrix string scalar": lambda d: gb.Matrix.from_coo([0], [1], "x", device=d),
+    "matrix index lengths": lambda d: gb.Matrix.from_coo([0, 1], [1], [1.0], device=d),
+    "csr None indptr": lambda d: gb.Matrix.from_csr(None, [0], 1.0, device=d),
+    "csr 2-D indptr": lambda d: gb.Matrix.from_csr([[0, 1]], [0], 1.0, device=d),
+    "csr string indptr": lambda d: gb.Matrix.from_csr("abc", [0], 1.0, device=d),
+    "csr negative ncols": lambda d: gb.Matrix.from_csr([0, 1], [0], 1.0, -3, device=d),
+    "csr values too short": lambda d: gb.Matrix.from_csr([0, 2], [0, 1], [1.0], device=d),
+    "dense 3-D": lambda d: gb.Matrix.from_dense(np.ones((2, 2, 2)), device=d),
+    "dense strings": lambda d: gb.Matrix.from_dense([["a"]], device=d),
+    "dense ragged": lambda d: gb.Matrix.from_dense([[1], [1, 2]], device=d),
+    "scipy complex": lambda d: gb.Matrix.from_scipy(sp.csr_matrix(np.eye(2) * 1j), device=d),
+    "scipy not a matrix": lambda d: gb.Matrix.from_scipy("x", device=d),
+    "negative dimension": lambda d: gb.Matrix(float, -1, 2, device=d),
+    "float dimension": lambda d: gb.Matrix(float, 1.5, 2, device=d),
+    "complex dtype": lambda d: gb.Matrix("complex64", 2, 2, device=d),
+}
+
+
+@pytest.mark.parametrize("case", sorted(HOSTILE_CONSTRUCTORS))
+def test_hostile_constructor_input_raises_library_errors(case, device):
+    """Never a raw NumPy/SciPy exception, never a silently built object."""
+    with pytest.raises(gb.GraphBLASError):
+        HOSTILE_CONSTRUCTORS[case](device)
+
+
 def test_valid_scipy_formats_still_read(device):
     D = np.array([[0, 1.5, 0, 0], [2.0, 0, 0, -1], [0, 0, 0, 0]])
     for S in (sp.csr_matrix(D), sp.csc_matrix(D), sp.coo_matrix(D), sp.lil_matrix(D),
