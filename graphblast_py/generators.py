@@ -5,13 +5,27 @@
 * :func:`random_geometric` -- random geometric graphs in the unit cube
 * :func:`erdos_renyi` -- G(n, p) and G(n, m) random graphs
 
-Every generator is seeded and deterministic (``numpy.random.default_rng(seed)``)
-and returns an iso :class:`~graphblast_py.Matrix` (``dtype=bool`` by default,
-value ``True``; another ``dtype`` gives value 1) holding the adjacency
-structure without self-loops or duplicate edges; undirected graphs are
-symmetric.  The graph is computed on the host with vectorised NumPy (SciPy's
-cKDTree for the geometric graph) and the result placed on ``device``, so the
-same seed gives the same graph on the CPU and the GPU.
+Every generator returns an iso :class:`~graphblast_py.Matrix` (``dtype=bool``
+by default, value ``True``; another ``dtype`` gives value 1) holding the
+adjacency structure without self-loops or duplicate edges; undirected graphs
+are symmetric.  Kronecker, grid and Erdos-Renyi graphs are generated on the
+requested ``device`` with vectorised array code (backend methods; one pass
+per label bit at most, never a loop per edge), deduplicated and symmetrised
+by a sort on the device; the random geometric graph is built on the host
+(SciPy's cKDTree) and moved.
+
+Random numbers: a counter-based stream, identical on the CPU and the GPU, so
+a seed gives the same graph on either device.  With ``mix64`` splitmix64's
+finaliser (``z ^= z >> 30; z *= 0xBF58476D1CE4E5B9; z ^= z >> 27;
+z *= 0x94D049BB133111EB; z ^= z >> 31``, uint64 arithmetic modulo 2**64) and
+``G = 0x9E3779B97F4A7C15``:
+
+* the key of stream ``s`` for a seed is ``k_s = mix64(seed mod 2**64 + s*G)``;
+* draw ``i`` (i = 0, 1, ...) of stream ``s`` is ``r_s(i) = mix64(k_s + (i+1)*G)``.
+
+Kronecker uses stream 1 for the quadrants and stream 2 for the relabelling;
+Erdos-Renyi streams 3 (edges) and 4 (edges left out of a dense graph) and,
+for ``G(n, p)``, NumPy's ``default_rng(seed)`` for the edge count only.
 """
 import numpy as np
 
@@ -20,6 +34,24 @@ from .errors import InvalidValue
 from .matrix import Matrix
 
 __all__ = ["kronecker", "rmat", "grid2d", "random_geometric", "erdos_renyi"]
+
+_MASK64 = (1 << 64) - 1
+_GOLDEN = 0x9E3779B97F4A7C15
+
+
+def _mix64(z):
+    """splitmix64's finaliser on a Python int (the arrays use the same)."""
+    z &= _MASK64
+    z ^= z >> 30
+    z = (z * 0xBF58476D1CE4E5B9) & _MASK64
+    z ^= z >> 27
+    z = (z * 0x94D049BB133111EB) & _MASK64
+    return z ^ (z >> 31)
+
+
+def stream_key(seed, stream):
+    """``k_s = mix64(seed mod 2**64 + stream * G)``: the key of a random stream."""
+    return _mix64((seed & _MASK64) + stream * _GOLDEN)
 
 
 def _int_arg(x, name, lo=0, hi=None):
@@ -32,41 +64,50 @@ def _int_arg(x, name, lo=0, hi=None):
     return x
 
 
-def _result(rows, cols, n, m, dtype, device, symmetric):
-    """Iso matrix from host COO (no self loops, no duplicates after symmetrising)."""
+def _seed_arg(seed, what):
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
+        raise InvalidValue(f"{what}: seed must be an integer, got {seed!r}")
+    return int(seed)
+
+
+def _backend(device):
+    from .device import backend_for
+    return backend_for(device)
+
+
+def _iso_matrix(be, csr, n, dtype):
+    """Iso matrix (value True / 1) from the CSR arrays a backend built."""
     dt = dtypes.lookup(dtype)
-    rows = rows.astype(np.int64, copy=False)
-    cols = cols.astype(np.int64, copy=False)
-    if symmetric:
-        rows, cols = np.concatenate([rows, cols]), np.concatenate([cols, rows])
-    m1 = max(m, 1)
-    pow2 = m1 & (m1 - 1) == 0
-    sh = np.int64(m1.bit_length() - 1)
-    keys = (rows << sh) | cols if pow2 else rows * np.int64(m1) + cols
-    keys.sort()
-    if keys.shape[0] > 1:
-        keys = keys[np.concatenate([[True], keys[1:] != keys[:-1]])]
-    if pow2:
-        rows, cols = keys >> sh, keys & np.int64(m1 - 1)
-    else:
-        rows, cols = np.divmod(keys, np.int64(m1))
-    return Matrix.from_coo(rows, cols, dt.type(True), n, m, dtype=dt, device=device)
+    A = Matrix(dt, n, n, device=be.name)
+    A._assign_result(("csr", csr[0], csr[1], None, dt.type(True)))
+    return A
 
 
 def kronecker(scale, edge_factor=16, *, seed=0, a=0.57, b=0.19, c=0.19, dtype=bool,
               permute=True, device=None):
-    """Graph500 Kronecker (R-MAT) graph with ``2**scale`` vertices.
+    """Graph500 Kronecker (R-MAT) graph with ``n = 2**scale`` vertices,
+    generated on ``device``.
 
-    ``edge_factor * 2**scale`` edges are drawn: for each of the ``scale`` bits
+    ``M = edge_factor * n`` edges are drawn: for each of the ``scale`` bits
     of the endpoints one quadrant is chosen with probabilities ``a``, ``b``,
-    ``c``, ``d = 1 - a - b - c`` (Graph500: 0.57, 0.19, 0.19, 0.05).  Vertex
-    labels are then randomly permuted (``permute=False`` keeps the R-MAT
-    order, vertex 0 the densest).  The graph is symmetrised; self-loops and
-    duplicate edges are removed, so ``nvals`` (twice the number of undirected
-    edges) is below ``2 * edge_factor * 2**scale``.
+    ``c``, ``d = 1 - a - b - c`` (Graph500: 0.57, 0.19, 0.19, 0.05).
+    Precisely (stream 1, see the module docstring): bit ``t`` of edge ``e``
+    takes the 32-bit number ``u`` = the high half (t even) or the low half
+    (t odd) of ``r_1((t // 2)*M + e)``, and with the thresholds ``T1, T2, T3
+    = min(floor(2**32 * (a, a + b, a + b + c)), 2**32)`` (sums in double) the
+    row label's bit ``t`` is ``u >= T2`` and the column label's bit is
+    ``(u >= T1) xor (u >= T2) xor (u >= T3)`` (quadrants a, b, c, d =
+    (0, 0), (0, 1), (1, 0), (1, 1)).  Vertex labels are then randomly
+    permuted: with ``key(v) = ((r_2(v) >> scale) << scale) | v`` (distinct),
+    ``perm = argsort(key)`` and vertex ``v`` becomes ``perm[v]``
+    (``permute=False`` keeps the R-MAT order, vertex 0 the densest).  Self
+    loops are dropped, the graph symmetrised and duplicates removed, so
+    ``nvals`` (twice the number of undirected edges) is below ``2 * M``.
+    The same seed gives the same graph on the CPU and the GPU.
     """
     scale = _int_arg(scale, "scale", 0, 31)
     edge_factor = _int_arg(edge_factor, "edge_factor", 0)
+    seed = _seed_arg(seed, "kronecker")
     probs = [float(p) for p in (a, b, c)]
     d = 1.0 - sum(probs)
     if any(not (0.0 <= p <= 1.0) for p in probs) or d < -1e-12:
@@ -74,27 +115,13 @@ def kronecker(scale, edge_factor=16, *, seed=0, a=0.57, b=0.19, c=0.19, dtype=bo
                            f"{a}, {b}, {c}")
     n = 1 << scale
     nedges = edge_factor * n
-    from .device import backend_for
-    backend_for("cpu").check_alloc(nedges * 40, f"kronecker({scale}, {edge_factor})")
-    rng = np.random.default_rng(seed)
-    it = np.int32 if scale < 31 else np.int64
-    ii = np.zeros(nedges, dtype=it)
-    jj = np.zeros(nedges, dtype=it)
-    ta, tab, tabc = (np.float32(t) for t in (probs[0], probs[0] + probs[1], sum(probs)))
-    u = np.empty(nedges, dtype=np.float32)
-    for bit in range(scale):   # one vectorised draw per bit of the labels
-        rng.random(out=u, dtype=np.float32)
-        ibit = u >= tab                                # quadrants c, d: row bit set
-        jbit = (u >= ta) != ibit                       # quadrant b ...
-        jbit ^= u >= tabc                              # ... or d: column bit set
-        ii |= ibit.view(np.uint8).astype(it) << it(bit)
-        jj |= jbit.view(np.uint8).astype(it) << it(bit)
-    del u
-    if permute:
-        perm = rng.permutation(n).astype(it)
-        ii, jj = perm[ii], perm[jj]
-    keep = ii != jj
-    return _result(ii[keep], jj[keep], n, n, dtype, device, True)
+    be = _backend(device)
+    be.check_alloc(nedges * 56 + n * 24, f"kronecker({scale}, {edge_factor})")
+    pa, pab, pabc = probs[0], probs[0] + probs[1], probs[0] + probs[1] + probs[2]
+    t1, t2, t3 = (min(int(t * 2.0**32), 2**32) for t in (pa, pab, pabc))
+    keys = be.kronecker_keys(stream_key(seed, 1), stream_key(seed, 2), scale, nedges, t1, t2,
+                             t3, permute)
+    return _iso_matrix(be, be.csr_from_edge_keys(keys, n), n, dtype)
 
 
 rmat = kronecker
@@ -107,14 +134,15 @@ def grid2d(nrows, ncols, *, diagonals=False, periodic=False, dtype=bool, device=
     Each vertex is joined to its left/right/up/down neighbours (degree <= 4,
     diameter ``nrows + ncols - 2``: a road-network-like graph);
     ``diagonals=True`` adds the two diagonals (degree <= 8);
-    ``periodic=True`` wraps around (a torus).
+    ``periodic=True`` wraps around (a torus).  Built on ``device``.
     """
     nrows = _int_arg(nrows, "nrows")
     ncols = _int_arg(ncols, "ncols")
     n = nrows * ncols
-    from .device import backend_for
-    backend_for("cpu").check_alloc(n * 8 * 16, f"grid2d({nrows}, {ncols})")
-    idx = np.arange(n, dtype=np.int64).reshape(nrows, ncols)
+    be = _backend(device)
+    be.check_alloc(n * 8 * 24, f"grid2d({nrows}, {ncols})")
+    xp = be.xp
+    idx = xp.arange(n, dtype=np.int64).reshape(nrows, ncols)
     pairs = []
 
     def link(a, b):
@@ -131,20 +159,21 @@ def grid2d(nrows, ncols, *, diagonals=False, periodic=False, dtype=bool, device=
         if nrows > 2:
             link(idx[-1, :], idx[0, :])
         if diagonals and nrows > 2 and ncols > 2:
-            link(idx, np.roll(np.roll(idx, -1, 0), -1, 1))
-            link(idx, np.roll(np.roll(idx, -1, 0), 1, 1))
-    rows = np.concatenate([p[0] for p in pairs]) if pairs else np.zeros(0, np.int64)
-    cols = np.concatenate([p[1] for p in pairs]) if pairs else np.zeros(0, np.int64)
-    keep = rows != cols
-    return _result(rows[keep], cols[keep], n, n, dtype, device, True)
+            link(idx, xp.roll(xp.roll(idx, -1, 0), -1, 1))
+            link(idx, xp.roll(xp.roll(idx, -1, 0), 1, 1))
+    rows = xp.concatenate([p[0] for p in pairs])
+    cols = xp.concatenate([p[1] for p in pairs])
+    return _iso_matrix(be, be.simple_graph_csr(rows, cols, n, True), n, dtype)
 
 
 def random_geometric(n, radius, *, dim=2, seed=0, dtype=bool, return_positions=False,
                      device=None):
-    """Random geometric graph: ``n`` points uniform in ``[0, 1)**dim``, an
-    edge between two points at Euclidean distance ``<= radius`` (as networkx
-    ``random_geometric_graph``).  ``return_positions=True`` also returns the
-    ``(n, dim)`` NumPy array of points."""
+    """Random geometric graph: ``n`` points uniform in ``[0, 1)**dim``
+    (NumPy's ``default_rng(seed)``), an edge between two points at Euclidean
+    distance ``<= radius`` (as networkx ``random_geometric_graph``).  The
+    pairs are found on the host (SciPy's cKDTree) and the graph is built on
+    ``device``.  ``return_positions=True`` also returns the ``(n, dim)`` NumPy
+    array of points."""
     n = _int_arg(n, "n")
     dim = _int_arg(dim, "dim", 1)
     radius = float(radius)
@@ -157,62 +186,63 @@ def random_geometric(n, radius, *, dim=2, seed=0, dtype=bool, return_positions=F
         pairs = cKDTree(pos).query_pairs(radius, output_type="ndarray")
     else:
         pairs = np.zeros((0, 2), dtype=np.int64)
-    A = _result(pairs[:, 0], pairs[:, 1], n, n, dtype, device, True)
+    be = _backend(device)
+    pairs = be.asarray(pairs.astype(np.int64, copy=False))
+    A = _iso_matrix(be, be.simple_graph_csr(pairs[:, 0], pairs[:, 1], n, True), n, dtype)
     return (A, pos) if return_positions else A
 
 
 def erdos_renyi(n, p=None, *, nedges=None, seed=0, directed=False, dtype=bool, device=None):
-    """Erdos-Renyi random graph without self-loops: ``G(n, p)`` (each possible
-    edge independently with probability ``p``) or ``G(n, m)`` (``nedges``
-    distinct edges chosen uniformly).  Undirected graphs are symmetric and
-    ``nedges`` counts each undirected edge once."""
+    """Erdos-Renyi random graph without self-loops, generated on ``device``:
+    ``G(n, p)`` (each possible edge independently with probability ``p``) or
+    ``G(n, m)`` (``nedges`` distinct edges chosen uniformly).  Undirected
+    graphs are symmetric and ``nedges`` counts each undirected edge once.
+
+    Precisely: the ``N`` possible edges are numbered (directed: ``k = i*(n-1)
+    + j'`` with ``j'`` the column skipping the diagonal; undirected: ``k =
+    i*(i-1)/2 + j`` for ``i > j``).  ``G(n, p)`` draws ``m ~ Binomial(N, p)``
+    with NumPy's ``default_rng(seed)`` and then proceeds as ``G(n, m)``.
+    ``G(n, m)`` with ``m <= N/2`` takes the first ``m`` distinct values of
+    ``r_3(0) mod N, r_3(1) mod N, ...``; with ``m > N/2`` every edge except
+    the first ``N - m`` distinct values of stream 4.  The same seed gives the
+    same graph on the CPU and the GPU."""
     n = _int_arg(n, "n")
+    seed = _seed_arg(seed, "erdos_renyi")
     if (p is None) == (nedges is None):
         raise InvalidValue("erdos_renyi: give exactly one of p and nedges")
     npairs = n * (n - 1) if directed else n * (n - 1) // 2
-    rng = np.random.default_rng(seed)
     if p is not None:
         p = float(p)
         if not 0.0 <= p <= 1.0:
             raise InvalidValue(f"erdos_renyi: p must be in [0, 1], got {p}")
-        m = int(rng.binomial(npairs, p)) if npairs else 0
+        m = int(np.random.default_rng(seed).binomial(npairs, p)) if npairs else 0
     else:
         m = _int_arg(nedges, "nedges", 0)
         if m > npairs:
             raise InvalidValue(f"erdos_renyi: nedges={m} is more than the {npairs} possible "
                                "edges")
-    from .device import backend_for
-    backend_for("cpu").check_alloc(m * 64, f"erdos_renyi({n}, nedges={m})")
-    keys = _sample_pairs(rng, n, m, npairs, directed)
+    be = _backend(device)
+    xp = be.xp
+    if m <= npairs // 2:
+        be.check_alloc(m * 96 + n * 8, f"erdos_renyi({n}, nedges={m})")
+        keys = be.first_distinct(stream_key(seed, 3), m, npairs)
+    else:
+        be.check_alloc(npairs * 24 + n * 8, f"erdos_renyi({n}, nedges={m})")
+        drop = be.first_distinct(stream_key(seed, 4), npairs - m, npairs)
+        keep = xp.ones(npairs, dtype=bool)
+        keep[drop] = False
+        keys = xp.flatnonzero(keep).astype(np.int64)
     if directed:
-        rows, cols = np.divmod(keys, np.int64(max(n - 1, 1)))
+        rows, cols = xp.divmod(keys, np.int64(max(n - 1, 1)))
         cols = cols + (cols >= rows)          # skip the diagonal
     else:
-        rows, cols = _triangle_pair(keys)
-    return _result(rows, cols, n, n, dtype, device, not directed)
+        rows, cols = _triangle_pair(keys, xp)
+    return _iso_matrix(be, be.simple_graph_csr(rows, cols, n, not directed), n, dtype)
 
 
-def _sample_pairs(rng, n, m, npairs, directed):
-    """``m`` distinct pair numbers in ``[0, npairs)``, uniformly (vectorised
-    rounds of rejection sampling; the complement when ``m`` is large)."""
-    if m == 0:
-        return np.zeros(0, dtype=np.int64)
-    if m > npairs // 2:
-        if npairs <= 1 << 26:
-            return np.sort(rng.choice(npairs, m, replace=False).astype(np.int64))
-        drop = _sample_pairs(rng, n, npairs - m, npairs, directed)
-        return np.setdiff1d(np.arange(npairs, dtype=np.int64), drop, assume_unique=True)
-    got = np.zeros(0, dtype=np.int64)
-    while got.shape[0] < m:
-        need = m - got.shape[0]
-        draw = rng.integers(0, npairs, size=int(need * 1.1) + 16, dtype=np.int64)
-        got = np.union1d(got, draw)
-    return np.sort(rng.choice(got, m, replace=False))
-
-
-def _triangle_pair(k):
+def _triangle_pair(k, xp=np):
     """Pair number k -> (i, j) with i > j, k = i*(i-1)/2 + j."""
-    i = np.floor((1 + np.sqrt(1 + 8 * k.astype(np.float64))) / 2).astype(np.int64)
+    i = xp.floor((1 + xp.sqrt(1 + 8 * k.astype(np.float64))) / 2).astype(np.int64)
     i -= (i * (i - 1) // 2 > k)               # fix floating-point rounding
     i += ((i + 1) * i // 2 <= k)
     j = k - i * (i - 1) // 2

@@ -350,6 +350,42 @@ class CPUBackend(ArrayBackend):
         # (benchmarks/spgemm.py, Kronecker scale 12-14, 1 and 16 threads)
         return 3 if self._kernel_ok(semiring, out_dtype) else None
 
+    def rmat_edges(self, key, scale, nedges, t1, t2, t3):
+        """The generic definition, one edge per parallel iteration (numba)."""
+        from .generators import rmat_edges
+        ii = np.empty(nedges, dtype=np.int64)
+        jj = np.empty(nedges, dtype=np.int64)
+        rmat_edges(np.uint64(key), scale, nedges, np.uint64(t1), np.uint64(t2), np.uint64(t3),
+                   ii, jj)
+        return ii, jj
+
+    def kronecker_keys(self, key_edges, key_labels, scale, nedges, t1, t2, t3, permute):
+        """The generic definition fused into one parallel pass (numba):
+        endpoints, relabelling and both keys of every edge (self-loops get
+        the key n*n, dropped by csr_from_edge_keys)."""
+        from .generators import kronecker_keys
+        perm = self.random_labels(key_labels, scale) if permute else np.zeros(1, np.int64)
+        keys = np.empty(2 * nedges, dtype=np.int64)
+        kronecker_keys(np.uint64(key_edges), scale, nedges, np.uint64(t1), np.uint64(t2),
+                       np.uint64(t3), perm, permute, keys)
+        return keys
+
+    def csr_from_edge_keys(self, keys, n):
+        """Sort in place, then dedupe and build the CSR in one numba pass (no
+        full-size temporaries: fresh memory is what costs most here)."""
+        from .generators import compact_sorted_keys
+        keys.sort()
+        indptr = np.empty(n + 1, dtype=dtypes.index_dtype(max(n, keys.shape[0])))
+        indices = np.empty(keys.shape[0], dtype=dtypes.index_dtype(n))
+        nnz = compact_sorted_keys(keys, keys.shape[0], max(n, 1), indptr, indices)
+        return indptr, indices[:nnz]
+
+    def random_labels(self, key, scale):
+        from .generators import label_keys
+        keys = np.empty(1 << scale, dtype=np.uint64)
+        label_keys(np.uint64(key), scale, keys)
+        return np.argsort(keys).astype(np.int64)
+
     def bisect_intervals(self, d, e2, k, a, b, pivmin, iters, atol):
         from .sturm import bisect_intervals
         out = np.empty(k.shape[0], dtype=np.float64)

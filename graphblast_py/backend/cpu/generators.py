@@ -1,0 +1,117 @@
+"""numba kernels for the graph generators (the CPU backend's versions of
+:meth:`ArrayBackend.rmat_edges` and :meth:`ArrayBackend.random_labels`): the
+same splitmix64 stream and the same bits as the vectorised generic code, one
+edge per parallel iteration instead of one array pass per label bit."""
+import numpy as np
+from numba import njit, prange
+
+_G = np.uint64(0x9E3779B97F4A7C15)
+_M1 = np.uint64(0xBF58476D1CE4E5B9)
+_M2 = np.uint64(0x94D049BB133111EB)
+_LOW = np.uint64(0xFFFFFFFF)
+
+
+@njit(inline="always", cache=True)
+def _mix64(z):
+    z ^= z >> np.uint64(30)
+    z *= _M1
+    z ^= z >> np.uint64(27)
+    z *= _M2
+    z ^= z >> np.uint64(31)
+    return z
+
+
+@njit(cache=True, parallel=True)
+def rmat_edges(key, scale, nedges, t1, t2, t3, ii, jj):
+    """Endpoints of edge e: bits 2h and 2h + 1 from the high and low halves
+    of draw h * nedges + e of the stream."""
+    one = np.uint64(1)
+    for e in prange(nedges):
+        i = 0
+        j = 0
+        z = np.uint64(0)
+        for b in range(scale):
+            if b % 2 == 0:
+                ctr = np.uint64(b // 2) * np.uint64(nedges) + np.uint64(e) + one
+                z = _mix64(key + ctr * _G)
+                u = z >> np.uint64(32)
+            else:
+                u = z & _LOW
+            hi = u >= t2
+            if hi:
+                i |= 1 << b
+            if (u >= t1) ^ hi ^ (u >= t3):
+                j |= 1 << b
+        ii[e] = i
+        jj[e] = j
+
+
+@njit(cache=True, parallel=True)
+def label_keys(key, scale, out):
+    """out[v] = ((draw(v) >> scale) << scale) | v."""
+    sh = np.uint64(scale)
+    for v in prange(out.shape[0]):
+        uv = np.uint64(v)
+        out[v] = ((_mix64(key + (uv + np.uint64(1)) * _G) >> sh) << sh) | uv
+
+
+@njit(cache=True, parallel=True)
+def kronecker_keys(key, scale, nedges, t1, t2, t3, perm, permute, keys):
+    """keys[2e], keys[2e+1] = (i << scale | j), (j << scale | i) for edge e
+    (labels through perm when permute), n*n for a self-loop."""
+    one = np.uint64(1)
+    loop = np.int64(1) << np.int64(2 * scale)
+    for e in prange(nedges):
+        i = 0
+        j = 0
+        z = np.uint64(0)
+        for b in range(scale):
+            if b % 2 == 0:
+                ctr = np.uint64(b // 2) * np.uint64(nedges) + np.uint64(e) + one
+                z = _mix64(key + ctr * _G)
+                u = z >> np.uint64(32)
+            else:
+                u = z & _LOW
+            hi = u >= t2
+            if hi:
+                i |= 1 << b
+            if (u >= t1) ^ hi ^ (u >= t3):
+                j |= 1 << b
+        if permute:
+            i = perm[i]
+            j = perm[j]
+        if i == j:
+            keys[2 * e] = loop
+            keys[2 * e + 1] = loop
+        else:
+            keys[2 * e] = (np.int64(i) << scale) | j
+            keys[2 * e + 1] = (np.int64(j) << scale) | i
+
+
+@njit(cache=True)
+def compact_sorted_keys(keys, nkeys, n, indptr, indices):
+    """CSR of the sorted keys[:nkeys] (row * n + col), duplicates and keys
+    >= n*n skipped, in one pass: fills indptr (n + 1) and indices; returns
+    the number of entries."""
+    limit = np.int64(n) * np.int64(n)
+    nnz = 0
+    row = 0
+    indptr[0] = 0
+    prev = np.int64(-1)
+    for t in range(nkeys):
+        k = keys[t]
+        if k >= limit:
+            break
+        if k == prev:
+            continue
+        prev = k
+        r = k // n
+        while row < r:
+            row += 1
+            indptr[row] = nnz
+        indices[nnz] = k - r * n
+        nnz += 1
+    while row < n:
+        row += 1
+        indptr[row] = nnz
+    return nnz
