@@ -5,6 +5,8 @@ ESC path (``ArrayBackend.spgemm`` called on the same inputs).
 Values are small integers (also in float64), so sums are exact whatever their
 order.  ``any`` results are compared by structure, and their values checked
 to be one of the candidate terms."""
+import zlib
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -118,7 +120,7 @@ def check_any(A, B, sr, keys, vals, shape):
 @pytest.mark.parametrize("dtype", ["float64", "int64", "int32"])
 @pytest.mark.parametrize("shape", SHAPES)
 def test_plus_times_vs_scipy(shape, dtype):
-    rng = np.random.default_rng(hash((shape, dtype)) % 2**32)
+    rng = np.random.default_rng(zlib.crc32(repr((shape, dtype)).encode()))
     m, k, n = shape
     SA, SB = rand(rng, m, k, 0.15, dtype), rand(rng, k, n, 0.15, dtype)
     C = gbm(SA).mxm(gbm(SB), gb.semiring.plus_times, method="saxpy")
@@ -173,7 +175,7 @@ def test_kronecker_square_vs_scipy():
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("name", SEMIRINGS)
 def test_vs_generic(name, dtype, mask):
-    rng = np.random.default_rng(abs(hash((name, dtype, mask))) % 2**32)
+    rng = np.random.default_rng(zlib.crc32(repr((name, dtype, mask)).encode()))
     be = CPUBackend()
     sr = gb.semiring[name]
     for m, k, n in [(37, 23, 41), (50, 40, 30), (1, 9, 12)]:
@@ -276,7 +278,7 @@ def same(C, Cg, values=True):
 @pytest.mark.parametrize("name", ["plus_times", "min_plus", "max_times", "any_pair", "plus_pair",
                                   "min_first", "max_secondj", "any_secondi", "lor_land"])
 def test_mxm_masks_vs_graphblas(name, mask):
-    rng = np.random.default_rng(abs(hash((name, mask))) % 2**32)
+    rng = np.random.default_rng(zlib.crc32(repr((name, mask)).encode()))
     dtype = "bool" if name == "lor_land" else "int64"
     A = gbm(rand(rng, 60, 45, 0.1, dtype))
     B = gbm(rand(rng, 45, 50, 0.1, dtype))
