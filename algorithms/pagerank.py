@@ -23,7 +23,7 @@ vector filled with the constant c; the error is an ``ewise`` and a reduce.
 Complexity: O(m + n) per iteration, at most ``max_iter`` iterations.
 """
 from graphblast_py import ConvergenceError, Vector, binary, dtypes, monoid, semiring, unary
-from graphblast_py.checks import check_int, check_matrix, check_real
+from graphblast_py.checks import check_int, check_matrix, check_nonnegative, check_real
 
 
 def pagerank(A, damping=0.85, tol=1e-6, max_iter=100):
@@ -33,8 +33,10 @@ def pagerank(A, damping=0.85, tol=1e-6, max_iter=100):
     Parameters are checked before any work: ``damping`` a finite number in
     [0, 1], ``tol`` a finite number > 0, ``max_iter`` an integer >= 1
     (InvalidValue, or InvalidObject for a wrong type); ``A`` a square Matrix
-    (InvalidObject / DimensionMismatch)."""
+    (InvalidObject / DimensionMismatch) whose weights are non-negative numbers
+    (InvalidValue for a NaN or negative weight: no random walk)."""
     check_matrix(A, "pagerank")
+    check_nonnegative(A, "pagerank")
     damping = check_real(damping, "pagerank", "damping", 0.0, 1.0)
     tol = check_real(tol, "pagerank", "tol", 0.0, lo_open=True)
     max_iter = check_int(max_iter, "pagerank", "max_iter", 1)

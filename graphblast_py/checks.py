@@ -86,3 +86,15 @@ def check_no_nan(A, what):
         r, c, _ = nan.select("==", True).to_coo()
         raise InvalidValue(f"{what}: the weight A[{int(r[0])}, {int(c[0])}] is NaN; every "
                            "weight must be a number (remove or replace the NaN entries)")
+
+
+def check_nonnegative(A, what):
+    """Refuse NaN and negative values (weights that define no random walk)."""
+    check_no_nan(A, what)
+    if A.dtype.kind in "u" or A.dtype.kind == "b" or A.nvals == 0:
+        return
+    neg = A.select("<", 0)
+    if neg.nvals:
+        r, c, v = neg.to_coo()
+        raise InvalidValue(f"{what}: the weight A[{int(r[0])}, {int(c[0])}] = {v[0].item()!r} is "
+                           "negative; the weights must be non-negative")

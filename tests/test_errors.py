@@ -606,6 +606,18 @@ def test_sssp_refuses_nan_weights(where, device):
     assert A.isclose(before)                      # (isclose: NaN equals NaN)
 
 
+@pytest.mark.parametrize("bad,match", [(math.nan, "NaN"), (-0.5, "negative"),
+                                       (-math.inf, "negative")])
+def test_pagerank_refuses_nan_and_negative_weights(bad, match, device):
+    A = gb.Matrix.from_coo([0, 1, 2], [1, 2, 0], [1.0, bad, 2.0], 3, 3, device=device)
+    before = A.dup()
+    with pytest.raises(gb.InvalidValue, match=r"A\[1, 2\].*" + match):
+        pagerank(A)
+    assert A.isclose(before)
+    Ai = gb.Matrix.from_coo([0, 1], [1, 0], [3, -1], 2, 2, device=device)   # integer weights too
+    fails(gb.InvalidValue, lambda: pagerank(Ai), Ai, match="negative")
+
+
 def test_sssp_inf_weights_match_scipy(device):
     """inf is a number: an inf edge is an edge that never helps (as in SciPy)."""
     from scipy.sparse.csgraph import shortest_path
