@@ -11,6 +11,8 @@ same operations end to end through gb objects on device="gpu" vs "cpu".
 
 All tests are marked ``gpu`` and skip cleanly without CuPy and a CUDA device.
 """
+import zlib
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -697,3 +699,40 @@ def test_e2e_element_access():
     ug = _vec("gpu", 100, 0.5)
     idx, _ = ug.to_coo()
     assert ug[int(host(idx)[0])] == ug.to("cpu")[int(host(idx)[0])]
+
+
+# ---------------------------------------------------------------- NaN and infinities
+def _special(rng, n, dtype):
+    """Floats from {NaN, +-inf, -0.0, 0, 1, 2, -1}: min/max must let NaN lose
+    (fmin/fmax) in the CUDA expressions exactly as in the numba kernels."""
+    pool = np.array([np.nan, np.inf, -np.inf, -0.0, 0.0, 1.0, 2.0, -1.0], dtype=dtype)
+    return rng.choice(pool, n)
+
+
+@pytest.mark.parametrize("dt", [F32, F64], ids=str)
+@pytest.mark.parametrize("srname", ["min_plus", "max_times", "min_max", "max_min", "min_first",
+                                    "max_second", "times_times", "plus_times", "min_times"])
+def test_nan_inf_kernels(gpu, cpu, srname, dt):
+    sr = gb.semiring[srname]
+    out = sr.out_dtype(dt, dt)
+    rng = np.random.default_rng(zlib.crc32(f"{srname}/{dt}".encode()))
+    for mname in ("small", "long"):
+        (ip, ix, _), (m, n) = matrix(mname, dt)
+        v = _special(rng, ix.shape[0], dt)
+        R = (ip, ix, v)
+        xv, xp = _special(rng, n, dt), rng.random(n) < 0.7
+        assert_dense_result(gpu.spmv_pull(dev(gpu, R), dev(gpu, (xv, xp)), sr, None, False, out),
+                            cpu.spmv_pull(R, (xv, xp), sr, None, False, out))
+        xidx = np.flatnonzero(rng.random(m) < 0.5).astype(np.int64)
+        xval = _special(rng, xidx.shape[0], dt)
+        got = gpu.spmspv_push(dev(gpu, R), dev(gpu, (xidx, xval)), sr, None, True, out, n)
+        want = cpu.spmspv_push(R, (xidx, xval), sr, None, True, out, n)
+        order_g, order_c = np.argsort(host(got[0])), np.argsort(want[0])
+        np.testing.assert_array_equal(host(got[0])[order_g], want[0][order_c])
+        np.testing.assert_array_equal(host(got[1])[order_g], want[1][order_c])   # NaN == NaN
+    vals = _special(rng, 3000, dt).astype(out)
+    starts = np.unique(np.concatenate([[0], rng.integers(0, 3000, 200)])).astype(np.int64)
+    mon = sr.monoid
+    np.testing.assert_array_equal(host(gpu.segment_reduce(mon, gpu.asarray(vals),
+                                                          gpu.asarray(starts))),
+                                  cpu.segment_reduce(mon, vals, starts))
