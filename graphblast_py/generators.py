@@ -233,8 +233,9 @@ def erdos_renyi(n, p=None, *, nedges=None, seed=0, directed=False, dtype=bool, d
         keep[drop] = False
         keys = xp.flatnonzero(keep).astype(np.int64)
     if directed:
-        rows, cols = xp.divmod(keys, np.int64(max(n - 1, 1)))
-        cols = cols + (cols >= rows)          # skip the diagonal
+        rows = keys // np.int64(max(n - 1, 1))
+        cols = keys - rows * np.int64(max(n - 1, 1))
+        cols += cols >= rows                  # skip the diagonal
     else:
         rows, cols = _triangle_pair(keys, xp)
     return _iso_matrix(be, be.simple_graph_csr(rows, cols, n, not directed), n, dtype)

@@ -2,6 +2,7 @@
 determinism, and comparisons with networkx / brute force."""
 import numpy as np
 import pytest
+import scipy.sparse as sp
 
 import graphblast_py as gb
 from tests.conftest import host
@@ -171,3 +172,234 @@ def test_triangle_pair_mapping():
     big = np.array([2**40, 2**50 + 12345], dtype=np.int64)
     i, j = _triangle_pair(big)
     assert np.array_equal(i * (i - 1) // 2 + j, big) and np.all((j >= 0) & (j < i))
+
+
+# ---------------------------------------------------------------- the documented random stream
+# A re-implementation of the definitions in graphblast_py/generators.py's
+# docstrings with Python integers (one edge at a time) and plain NumPy: the
+# generators must give exactly these graphs.
+M64 = (1 << 64) - 1
+GOLD = 0x9E3779B97F4A7C15
+
+
+def ref_mix(z):
+    z &= M64
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & M64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & M64
+    return z ^ (z >> 31)
+
+
+def ref_draw(seed, stream, i):
+    key = ref_mix((seed & M64) + stream * GOLD)
+    return ref_mix(key + (i + 1) * GOLD)
+
+
+def test_splitmix64_known_outputs():
+    """splitmix64 seeded with 0 (state 0): the reference implementation's
+    first outputs; our draw i of key 0 is that sequence."""
+    assert [ref_mix(GOLD * i) for i in (1, 2, 3)] == [
+        0xE220A8397B1DCDAF, 0x6E789E6AA1B965F4, 0x06C45D188009454F]
+    from graphblast_py.generators import stream_key
+    from graphblast_py.backend.generic import ArrayBackend
+    be = gb.backend.get("cpu")
+    got = ArrayBackend.hash64(be, 0, np.arange(3, dtype=np.uint64))
+    assert got.tolist() == [0xE220A8397B1DCDAF, 0x6E789E6AA1B965F4, 0x06C45D188009454F]
+    assert stream_key(7, 2) == ref_mix(7 + 2 * GOLD)
+
+
+def ref_kronecker(scale, ef, seed, a=0.57, b=0.19, c=0.19, permute=True):
+    """Sorted (rows, cols) of the documented Kronecker graph."""
+    n, m = 1 << scale, ef << scale
+    t1, t2, t3 = (min(int(t * 2.0**32), 2**32) for t in (a, a + b, a + b + c))
+    ii, jj = np.zeros(m, np.int64), np.zeros(m, np.int64)
+    for e in range(m):
+        for t in range(scale):
+            d = ref_draw(seed, 1, (t // 2) * m + e)
+            u = d >> 32 if t % 2 == 0 else d & 0xFFFFFFFF
+            ii[e] |= (u >= t2) << t
+            jj[e] |= ((u >= t1) ^ (u >= t2) ^ (u >= t3)) << t
+    if permute:
+        keys = [((ref_draw(seed, 2, v) >> scale) << scale) | v for v in range(n)]
+        perm = np.array(sorted(range(n), key=lambda v: keys[v]), dtype=np.int64)
+        ii, jj = perm[ii], perm[jj]
+    edges = {(int(i), int(j)) for i, j in zip(ii, jj) if i != j}
+    edges |= {(j, i) for i, j in edges}
+    e = np.array(sorted(edges), dtype=np.int64).reshape(-1, 2)
+    return e[:, 0], e[:, 1]
+
+
+@pytest.mark.parametrize("scale,ef,seed,abc,permute", [
+    (0, 16, 0, (0.57, 0.19, 0.19), True), (1, 4, 1, (0.57, 0.19, 0.19), True),
+    (5, 8, 2, (0.57, 0.19, 0.19), True), (6, 4, 12345, (0.57, 0.19, 0.19), False),
+    (7, 3, -1, (0.45, 0.15, 0.15), True), (4, 5, 2**70, (0.25, 0.25, 0.25), True)])
+def test_kronecker_is_the_documented_graph(scale, ef, seed, abc, permute):
+    A = gb.generators.kronecker(scale, ef, seed=seed, a=abc[0], b=abc[1], c=abc[2],
+                                permute=permute)
+    r, c = coo(A)
+    wr, wc = ref_kronecker(scale, ef, seed, *abc, permute=permute)
+    np.testing.assert_array_equal(r, wr)
+    np.testing.assert_array_equal(c, wc)
+    assert A.isequal(gb.generators.kronecker(scale, ef, seed=seed, a=abc[0], b=abc[1],
+                                             c=abc[2], permute=permute))   # deterministic
+
+
+def test_erdos_renyi_is_the_documented_graph():
+    """G(n, m): the first m distinct draws of stream 3 mod N; dense: all but
+    the first N - m distinct draws of stream 4."""
+    def first_distinct(seed, stream, m, N):
+        seen, t = [], 0
+        while len(seen) < m:
+            x = ref_draw(seed, stream, t) % N
+            if x not in seen:
+                seen.append(x)
+            t += 1
+        return seen
+    n, m, seed = 40, 90, 9
+    N = n * (n - 1) // 2
+    want = set()
+    for k in first_distinct(seed, 3, m, N):
+        i = next(i for i in range(1, n) if i * (i + 1) // 2 > k)
+        want |= {(i, k - i * (i - 1) // 2), (k - i * (i - 1) // 2, i)}
+    r, c = coo(gb.generators.erdos_renyi(n, nedges=m, seed=seed))
+    assert set(zip(r.tolist(), c.tolist())) == want
+    # directed, dense (more than half of the pairs): the complement rule
+    n, m = 12, 100
+    N = n * (n - 1)
+    drop = set(first_distinct(seed, 4, N - m, N))
+    want = set()
+    for k in set(range(N)) - drop:
+        i, j = divmod(k, n - 1)
+        want.add((i, j + (j >= i)))
+    r, c = coo(gb.generators.erdos_renyi(n, nedges=m, seed=seed, directed=True))
+    assert set(zip(r.tolist(), c.tolist())) == want
+
+
+# ---------------------------------------------------------------- the generic (GPU) code path
+def test_generic_array_code_equals_cpu_kernels():
+    """The GPU runs ArrayBackend's xp code; here it runs with NumPy and must
+    give the bits of the CPU backend's fused numba kernels."""
+    from graphblast_py.backend.generic import ArrayBackend
+    from graphblast_py.generators import stream_key
+    be = gb.backend.get("cpu")
+    t = [int(x * 2.0**32) for x in (0.57, 0.76, 0.95)]
+    for scale in (0, 1, 2, 5, 9):
+        m = 6 << scale
+        k1, k2 = stream_key(scale, 1), stream_key(scale, 2)
+        for x, y in zip(be.rmat_edges(k1, scale, m, *t),
+                        ArrayBackend.rmat_edges(be, k1, scale, m, *t)):
+            np.testing.assert_array_equal(x, y)
+        np.testing.assert_array_equal(be.random_labels(k2, scale),
+                                      ArrayBackend.random_labels(be, k2, scale))
+        for permute in (True, False):
+            got = be.csr_from_edge_keys(be.kronecker_keys(k1, k2, scale, m, *t, permute),
+                                        1 << scale)
+            want = ArrayBackend.csr_from_edge_keys(
+                be, ArrayBackend.kronecker_keys(be, k1, k2, scale, m, *t, permute), 1 << scale)
+            for x, y in zip(got, want):
+                np.testing.assert_array_equal(x, y)
+                assert x.dtype == y.dtype
+    rng = np.random.default_rng(0)
+    for n in (0, 1, 7, 100):                 # not a power of two: the division path
+        r = rng.integers(0, max(n, 1), 300) if n else np.zeros(0, np.int64)
+        c = rng.integers(0, max(n, 1), 300) if n else np.zeros(0, np.int64)
+        for sym in (True, False):
+            got = be.simple_graph_csr(r, c, n, sym)
+            want = ArrayBackend.simple_graph_csr(be, r, c, n, sym)
+            S = sp.coo_matrix((np.ones(r.shape[0]), (r, c)), shape=(n, n)).tocsr()
+            if sym:
+                S = S + S.T
+            S.setdiag(0)
+            S.eliminate_zeros()
+            S.sort_indices()
+            for x, y, z in zip(got, want, (S.indptr, S.indices)):
+                np.testing.assert_array_equal(x, y)
+                np.testing.assert_array_equal(x, z)
+
+
+@pytest.mark.gpu
+def test_gpu_generators_equal_cpu():
+    for make in (lambda d: gb.generators.kronecker(12, seed=4, device=d),
+                 lambda d: gb.generators.kronecker(9, 5, seed=-3, permute=False, device=d),
+                 lambda d: gb.generators.kronecker(0, device=d),
+                 lambda d: gb.generators.grid2d(9, 11, diagonals=True, periodic=True, device=d),
+                 lambda d: gb.generators.erdos_renyi(300, 0.02, seed=5, device=d),
+                 lambda d: gb.generators.erdos_renyi(30, nedges=400, seed=5, directed=True,
+                                                     device=d),
+                 lambda d: gb.generators.random_geometric(200, 0.1, seed=1, device=d)):
+        G, C = make("gpu"), make("cpu")
+        assert G.device == "gpu"
+        assert G.to("cpu").isequal(C)
+        for x, y in zip(coo(G), coo(C)):
+            np.testing.assert_array_equal(x, y)
+
+
+# ---------------------------------------------------------------- the distribution
+def test_kronecker_quadrant_frequencies():
+    """Per label bit, the quadrant frequencies are a, b, c, d (Graph500)."""
+    from graphblast_py.generators import stream_key
+    be = gb.backend.get("cpu")
+    scale, m = 10, 1 << 15
+    t = [int(x * 2.0**32) for x in (0.57, 0.76, 0.95)]
+    ii, jj = be.rmat_edges(stream_key(1, 1), scale, m, *t)
+    for bit in range(scale):
+        r, c = (ii >> bit) & 1, (jj >> bit) & 1
+        freq = [np.mean((r == x) & (c == y)) for x, y in ((0, 0), (0, 1), (1, 0), (1, 1))]
+        for f, p in zip(freq, (0.57, 0.19, 0.19, 0.05)):
+            assert abs(f - p) < 5 * np.sqrt(p * (1 - p) / m), (bit, freq)
+
+
+def rmat_numpy_rng(scale, ef, seed):
+    """An independent R-MAT sample (NumPy's Generator, quadrant by quadrant)
+    of the same distribution, symmetrised: for statistics only."""
+    rng = np.random.default_rng(seed)
+    n, m = 1 << scale, ef << scale
+    q = rng.choice(4, size=(m, scale), p=[0.57, 0.19, 0.19, 0.05])
+    w = 1 << np.arange(scale)
+    i, j = ((q >= 2) * w).sum(1), ((q % 2 == 1) * w).sum(1)
+    p = rng.permutation(n)
+    i, j = p[i], p[j]
+    keep = i != j
+    S = sp.coo_matrix((np.ones(keep.sum()), (i[keep], j[keep])), shape=(n, n)).tocsr()
+    S = ((S + S.T) > 0).astype(np.int8)
+    return S
+
+
+def test_kronecker_statistics_match_an_independent_sampler():
+    """nvals, isolated vertices and the degree tail agree with an
+    independent R-MAT sample of the same parameters (NumPy's Generator)."""
+    scale, ef = 13, 16
+    A = gb.generators.kronecker(scale, ef, seed=11)
+    d = degrees(A)
+    ref = [rmat_numpy_rng(scale, ef, s) for s in (1, 2)]
+    ref_nnz = np.mean([S.nnz for S in ref])
+    assert abs(A.nvals - ref_nnz) < 0.01 * ref_nnz
+    assert A.nvals < 2 * ef * 2**scale
+    rd = np.concatenate([np.diff(S.indptr) for S in ref])
+    assert abs(np.mean(d == 0) - np.mean(rd == 0)) < 0.02       # isolated vertices
+    # heavy tail: the top 1% of vertices hold the same share of edges (+-3 points)
+    top = lambda x: np.sort(x)[-len(x) // 100:].sum() / x.sum()   # noqa: E731
+    assert abs(top(d) - np.mean([top(np.diff(S.indptr)) for S in ref])) < 0.03
+    assert d.max() > 20 * d.mean()
+
+
+# ---------------------------------------------------------------- argument checks
+def test_generator_seed_must_be_an_integer():
+    for bad in (None, 1.5, "3", True):
+        with pytest.raises(gb.InvalidValue, match="seed"):
+            gb.generators.kronecker(3, seed=bad)
+        with pytest.raises(gb.InvalidValue, match="seed"):
+            gb.generators.erdos_renyi(5, 0.5, seed=bad)
+
+
+def test_matrix_kronecker_result_too_large():
+    """GrB_kronecker whose result dimensions overflow int64 positions:
+    DimensionMismatch before anything is computed (was OverflowError)."""
+    A = gb.Matrix.from_coo([0], [5], 1.0, 1, 2**40)
+    with pytest.raises(gb.DimensionMismatch, match="kronecker"):
+        A.kronecker(A, "times")
+    B = gb.Matrix.from_coo([1], [5], 1.0, 2, 2**31)
+    with pytest.raises(gb.DimensionMismatch, match="2\\*\\*63"):
+        B.kronecker(B, "times")                       # 4 x 2**62: positions overflow
+    out = gb.Matrix.from_coo([0], [0], 2.0, 1, 1)
+    C = gb.Matrix.from_coo([0], [0], 3.0, 1, 1)
+    assert C.kronecker(C, "times", out=out).isequal(gb.Matrix.from_coo([0], [0], 9.0, 1, 1))

@@ -641,7 +641,7 @@ class ArrayBackend:
         xp = self.xp
         keys.sort()
         if keys.shape[0] and int(keys[-1]) >= n * n:
-            keys = keys[:int(xp.searchsorted(keys, np.int64(n * n)))]
+            keys = keys[:int(xp.searchsorted(keys, xp.full(1, n * n, dtype=np.int64))[0])]
         if keys.shape[0] > 1:
             new = xp.empty(keys.shape[0], dtype=bool)
             new[0] = True

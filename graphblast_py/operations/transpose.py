@@ -1,7 +1,8 @@
 """``transpose`` (GrB_transpose, with mask/accum/out) and ``kronecker``."""
 import numpy as np
 
-from ..errors import InvalidValue
+from ..errors import DimensionMismatch, InvalidValue
+from ..indexing import MAX_DIM
 from .common import as_binary, check_replace, check_user_op, finish, prepare
 from .output import _op
 
@@ -27,6 +28,11 @@ def kronecker(A, B, op, *, mask=None, accum=None, replace=False, out=None):
     op = as_binary(op, "kronecker")
     check_replace(replace, "kronecker")
     shape = (A.nrows * B.nrows, A.ncols * B.ncols)
+    if shape[0] > MAX_DIM or shape[1] > MAX_DIM or shape[0] * shape[1] > 2**63 - 1:
+        raise DimensionMismatch(
+            f"kronecker: a {A.nrows}x{A.ncols} by a {B.nrows}x{B.ncols} matrix gives a "
+            f"{shape[0]}x{shape[1]} result, beyond the supported size (each dimension at most "
+            f"2**62 and nrows * ncols below 2**63, the int64 positions)")
     accum = prepare("kronecker", [("A", A), ("B", B)], out, shape, False, mask, accum)
     be = A._be
     check_user_op(op, be, "kronecker")
