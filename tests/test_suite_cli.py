@@ -261,10 +261,30 @@ def test_budget_stops_a_slow_run(tmp_path, extra):
     extra(Slow(30.0))
     t = time.perf_counter()
     code, rep = _run(tmp_path, "--graphs", "grid:4", "--algorithms", "bfs", "--repeat", "2",
+                     "--budget", "0.5", "--warmup-budget", "0.5", "--no-plots", "--systems",
+                     "scipy,fake-slow")
+    assert time.perf_counter() - t < 20
+    r = _rows(rep, system="fake-slow")[0]
+    assert r["status"] == "skipped" and "0.5s budget in the warm-up" in r["note"]
+    assert r["median_s"] is None and r["warmup_s"] is None
+
+
+def test_budget_stops_a_slow_repeat(tmp_path, extra):
+    class SlowRepeats(Slow):
+        calls = 0
+
+        def run(self, alg, h, g):
+            self.calls += 1
+            self.seconds = 0.01 if self.calls == 1 else 30.0
+            return super().run(alg, h, g)
+    extra(SlowRepeats(0.01))
+    t = time.perf_counter()
+    code, rep = _run(tmp_path, "--graphs", "grid:4", "--algorithms", "bfs", "--repeat", "3",
                      "--budget", "0.5", "--no-plots", "--systems", "scipy,fake-slow")
     assert time.perf_counter() - t < 20
     r = _rows(rep, system="fake-slow")[0]
-    assert r["status"] == "skipped" and "budget" in r["note"] and r["median_s"] is None
+    assert r["status"] == "ok" and "0.5s budget in the repeat 1" in r["note"]
+    assert r["repeats"] == 0 and r["agreement"]["status"] == "agree" and code == 0
 
 
 def test_budget_cuts_repeats(tmp_path, extra):

@@ -39,9 +39,13 @@ def parser():
     c.add_argument("--repeat", type=int, default=3, metavar="N",
                    help="timed repetitions after the warm-up run (default 3)")
     c.add_argument("--budget", type=float, default=20.0, metavar="SECONDS",
-                   help="time budget per run (warm-up + repeats of one system on one graph "
-                        "and algorithm); over it the run is stopped and marked (default 20; "
-                        "0 = none)")
+                   help="time budget for the timed repeats of one run (one system, graph "
+                        "and algorithm): no repeat starts that would end past it and a repeat "
+                        "running past it is stopped; marked in the table (default 20; 0 = "
+                        "none)")
+    c.add_argument("--warmup-budget", type=float, default=120.0, metavar="SECONDS",
+                   help="time budget for loading the graph into a system and for the "
+                        "warm-up run, which includes JIT compilation (default 120; 0 = none)")
     c.add_argument("--out", default="compare-out", metavar="DIR",
                    help="output directory for compare.json, table.txt and the PNG plots "
                         "(default ./compare-out)")
@@ -119,6 +123,8 @@ def _check_args(args, p):
         p.error("--repeat must be >= 0")
     if args.budget is not None and args.budget < 0:
         p.error("--budget must be >= 0 (0 = no budget)")
+    if getattr(args, "warmup_budget", 0) < 0:
+        p.error("--warmup-budget must be >= 0 (0 = no budget)")
 
 
 def run_ablation(args, out):
@@ -176,7 +182,7 @@ def main(argv=None):
         progress = None if args.quiet or not sys.stderr.isatty() else _Progress
         runner = Runner(args.graphs, args.algorithms, args.devices, args.systems, args.repeat,
                         args.budget or None, args.nx_max_nnz, args.nx_max_nnz_bc,
-                        progress=progress)
+                        progress=progress, warmup_budget=args.warmup_budget or None)
         rep = runner.run()
         text = report.render(rep)
         report.write_json(rep, out / "compare.json")

@@ -19,7 +19,7 @@ from ..errors import InvalidValue
 # named sets: lists of specs
 SETS = {
     "small": ["kron:8", "grid:16", "geometric:500"],
-    "default": ["kron:8", "kron:10", "kron:11", "grid:16", "grid:32", "grid:48",
+    "default": ["kron:8", "kron:9", "kron:10", "grid:16", "grid:32", "grid:48",
                 "geometric:1000", "geometric:4000"],
     "large": ["kron:22", "grid:1000"],
 }
