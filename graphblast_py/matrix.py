@@ -328,8 +328,11 @@ class Matrix:
             C.sort_indices()
         ip = be.asarray(C.indptr)
         ix = be.asarray(C.indices)
-        # SciPy's own conversions are trusted no more than the caller's arrays
-        ip, ix = check_compressed(be, ip, ix, nrows, ncols, what, nvals=C.data.shape[0])
+        if fmt not in ("csr", "csc", "coo"):
+            # other formats (lil, dok, bsr, dia...): check what SciPy converted them to
+            ip, ix = check_compressed(be, ip, ix, nrows, ncols, what, nvals=C.data.shape[0])
+        else:
+            ix = ix[:int(ip[-1])]
         dt = dtypes.lookup(dtype if dtype is not None else C.dtype)
         A = cls(dt, nrows, ncols, device=be.name)
         ip = ip.astype(dtypes.index_dtype(max(ix.shape[0], 1)), copy=False)
