@@ -255,64 +255,93 @@ def _check(x, s, root, path, errs):
 # ------------------------------------------------------------------ plots
 def plots(report, outdir):
     """time_vs_size.png and speedup.png under ``outdir``; returns the paths
-    written (none when matplotlib is missing)."""
+    written (none when matplotlib is missing).  time_vs_size: one panel per
+    algorithm, median time against nnz, one colour per system and one line
+    style per graph family.  speedup: one panel per algorithm, one bar per
+    graph and graphblast-py device: fastest agreeing peer's median / ours."""
     try:
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
+        from matplotlib.lines import Line2D
     except ImportError:
         return []
     outdir = Path(outdir)
-    nnz = {g["name"]: g["nnz"] for g in report["graphs"] if "error" not in g}
-    algs = [a for a in report["settings"]["algorithms"]
-            if any(r["algorithm"] == a and r["median_s"] for r in report["runs"])]
+    ginfo = {g["name"]: g for g in report["graphs"] if "error" not in g}
+    runs = [r for r in report["runs"] if r["median_s"] and r["graph"] in ginfo]
+    algs = [a for a in report["settings"]["algorithms"] if any(r["algorithm"] == a for r in runs)]
+    systems = sorted({r["system"] for r in runs})
+    colour = {s: f"C{i % 10}" for i, s in enumerate(systems)}
+    families = sorted({ginfo[r["graph"]].get("family", "file") for r in runs})
+    style = {f: ("-o", "--s", ":^", "-.D", "-v")[i % 5] for i, f in enumerate(families)}
     written = []
+
+    def grid(k):
+        cols = min(3, max(k, 1))
+        rows = math.ceil(max(k, 1) / cols)
+        fig, axes = plt.subplots(rows, cols, figsize=(4.0 * cols, 2.9 * rows), squeeze=False)
+        for ax in list(axes.flat)[k:]:
+            ax.axis("off")
+        return fig, list(axes.flat)
+
     if algs:
-        cols = min(3, len(algs))
-        rows = math.ceil(len(algs) / cols)
-        fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 3.2 * rows), squeeze=False)
-        for ax, alg in zip(axes.flat, algs):
-            systems = sorted({r["system"] for r in report["runs"] if r["algorithm"] == alg})
+        fig, axes = grid(len(algs))
+        for ax, alg in zip(axes, algs):
             for sname in systems:
-                pts = sorted((nnz[r["graph"]], r["median_s"]) for r in report["runs"]
-                             if r["algorithm"] == alg and r["system"] == sname and
-                             r["median_s"] and r["graph"] in nnz)
-                if pts:
-                    ax.plot([p[0] for p in pts], [p[1] for p in pts], "o-", label=sname,
-                            markersize=3, linewidth=1)
+                for fam in families:
+                    pts = sorted((ginfo[r["graph"]]["nnz"], r["median_s"]) for r in runs
+                                 if r["algorithm"] == alg and r["system"] == sname and
+                                 ginfo[r["graph"]].get("family", "file") == fam)
+                    if pts:
+                        ax.plot([p[0] for p in pts], [p[1] for p in pts], style[fam],
+                                color=colour[sname], markersize=3, linewidth=1)
             ax.set_xscale("log")
             ax.set_yscale("log")
             ax.set_title(alg, fontsize=9)
             ax.set_xlabel("stored entries (nnz)", fontsize=7)
             ax.set_ylabel("median time (s)", fontsize=7)
             ax.tick_params(labelsize=6)
-            ax.legend(fontsize=5)
-        for ax in list(axes.flat)[len(algs):]:
-            ax.axis("off")
-        fig.tight_layout()
+        handles = [Line2D([], [], color=colour[s], label=s) for s in systems] + \
+            [Line2D([], [], color="k", linestyle=style[f][:-1], marker=style[f][-1],
+                    markersize=3, label=f) for f in families]
+        fig.legend(handles=handles, loc="lower center", ncol=min(6, len(handles)), fontsize=7,
+                   frameon=False)
+        fig.tight_layout(rect=(0, 0.06, 1, 1))
         p = outdir / "time_vs_size.png"
-        fig.savefig(p, dpi=80)
+        fig.savefig(p, dpi=72)
         plt.close(fig)
         written.append(str(p))
     sp = speedups(report)
-    fig, ax = plt.subplots(figsize=(max(6, 0.22 * len(sp) + 2), 3.6))
-    if sp:
-        keys = sorted(sp, key=lambda k: (k[1], nnz.get(k[0], 0), k[2]))
-        vals = [sp[k][0] for k in keys]
-        colors = ["tab:blue" if k[2].endswith("cpu") else "tab:green" for k in keys]
-        ax.bar(range(len(keys)), vals, color=colors)
-        ax.set_xticks(range(len(keys)))
-        ax.set_xticklabels([f"{k[1]} {k[0]} ({k[2].split()[-1]}) vs {sp[k][1]}"
-                            for k in keys], rotation=90, fontsize=5)
+    salgs = [a for a in algs if any(k[1] == a for k in sp)]
+    fig, axes = grid(len(salgs))
+    if not salgs:
+        axes[0].axis("on")
+        axes[0].text(0.5, 0.5, "no graphblast-py / peer pairs timed", ha="center",
+                     va="center")
+    devs = sorted({k[2] for k in sp})
+    for ax, alg in zip(axes, salgs):
+        gnames = sorted({k[0] for k in sp if k[1] == alg},
+                        key=lambda n: (ginfo[n].get("family", ""), ginfo[n]["nnz"]))
+        w = 0.8 / max(len(devs), 1)
+        for j, d in enumerate(devs):
+            xs = [i + j * w for i, n in enumerate(gnames) if (n, alg, d) in sp]
+            ys = [sp[(n, alg, d)][0] for n in gnames if (n, alg, d) in sp]
+            ax.bar(xs, ys, width=w, color=f"C{j}", label=d)
+        peers = sorted({sp[k][1] for k in sp if k[1] == alg})
+        ax.set_xticks([i + 0.4 - w / 2 for i in range(len(gnames))])
+        ax.set_xticklabels(gnames, rotation=60, fontsize=6, ha="right")
         ax.axhline(1.0, color="k", linewidth=0.8)
         ax.set_yscale("log")
-    else:
-        ax.text(0.5, 0.5, "no graphblast-py / peer pairs timed", ha="center", va="center")
-    ax.set_ylabel("speed-up vs fastest peer (x)", fontsize=7)
-    ax.set_title("graphblast-py speed-up against the fastest agreeing peer", fontsize=9)
+        ax.set_title(f"{alg} (vs {', '.join(peers)})", fontsize=8)
+        ax.set_ylabel("speed-up (x)", fontsize=7)
+        ax.tick_params(axis="y", labelsize=6)
+        if len(devs) > 1:
+            ax.legend(fontsize=6)
+    fig.suptitle("graphblast-py speed-up against the fastest agreeing peer (>1: faster)",
+                 fontsize=9)
     fig.tight_layout()
     p = outdir / "speedup.png"
-    fig.savefig(p, dpi=80)
+    fig.savefig(p, dpi=72)
     plt.close(fig)
     written.append(str(p))
     return written
