@@ -664,6 +664,19 @@ def test_user_binary_monoid_semiring_truncation_fails():
     np.testing.assert_allclose(uf.ewise_add(uf, avg).to_dense(), [3.0, 4.0])
 
 
+def test_user_operator_raising_at_run_time():
+    """An exception inside the user's function (integer division by zero)
+    becomes InvalidValue naming the operator; nothing is written."""
+    op = gb.BinaryOp.register("idiv_run", lambda x, y: x // y)
+    u = gb.Vector.from_coo([0, 1], [3, 4], 2)
+    v = gb.Vector.from_coo([0, 1], [0, 2], 2)
+    out = gb.Vector.from_coo([1], [9], 2)
+    fails(gb.InvalidValue, lambda: u.ewise_mult(v, op, out=out), u, v, out,
+          match="'idiv_run' raised ZeroDivisionError")
+    np.testing.assert_array_equal(u.ewise_mult(gb.Vector.from_coo([0, 1], [2, 2], 2), op)
+                                  .to_dense(), np.array([3, 4]) // 2)
+
+
 @pytest.mark.parametrize("result,expect_dtype", [("float64", np.float64), (np.float32, np.float32),
                                                  ("int32", np.int32), ("same", np.int64),
                                                  ("bool", np.bool_)])

@@ -10,7 +10,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ... import dtypes
-from ...errors import DomainMismatch, MissingKernel
+from ...errors import DomainMismatch, GraphBLASError, InvalidValue, MissingKernel
 from ..generic import ArrayBackend
 
 _REDUCEAT = {"plus": np.add, "times": np.multiply, "lor": np.logical_or,
@@ -42,6 +42,11 @@ def _guard(op, run):
             why = [ln for ln in lines if ln and not ln.startswith(("Failed in", "During:", "File"))]
             raise MissingKernel(f"cannot compile user operator {op.name!r} for the CPU with "
                                 f"numba: {why[0] if why else lines[:1]}") from None
+        except (GraphBLASError, MemoryError):
+            raise
+        except Exception as e:  # noqa: BLE001 - the user's function failed while running
+            raise InvalidValue(f"user operator {op.name!r} raised {type(e).__name__} while "
+                               f"computing: {e} (nothing was written)") from e
     return call
 
 
