@@ -26,6 +26,17 @@ PARALLEL_WORK = 1 << 16
 
 
 _kernel_module = None
+_BOOL = np.dtype(bool)
+_placeholders = {}
+
+
+def _placeholder(dt):
+    """A 1-element array the kernels get for an operand they never read (flag
+    off); shared, so a call allocates none.  Kernels never write to it."""
+    a = _placeholders.get(dt)
+    if a is None:
+        a = _placeholders[dt] = np.zeros(1, dtype=dt)
+    return a
 
 
 def _guard(op, run):
@@ -248,7 +259,7 @@ class CPUBackend(ArrayBackend):
     def _operand(vals, read, cd):
         if read and vals is not None:
             return vals if vals.dtype == cd else vals.astype(cd)
-        return np.zeros(1, dtype=cd)
+        return _placeholder(cd)
 
     def _term(self, semiring, out_dtype):
         t = semiring.monoid.terminal(out_dtype)
@@ -279,7 +290,7 @@ class CPUBackend(ArrayBackend):
         kernel = k.pull_parallel if work > PARALLEL_WORK else k.pull_serial
         read_a = bool(ra and rvals is not None)
         kernel(indptr, indices, a, read_a, keep, self._sink, xv,
-               xpres if xpres is not None else np.zeros(1, dtype=bool), xpres is not None, rows,
+               xpres if xpres is not None else _placeholder(_BOOL), xpres is not None, rows,
                semiring.monoid.opcode, semiring.mult.opcode, swap, term, has_term and early_exit,
                semiring.monoid.is_any and early_exit, outv, outp)
         self.last_kernel = ("pull", read_a, early_exit, masked)
@@ -304,7 +315,7 @@ class CPUBackend(ArrayBackend):
         touched = np.empty(n_out, dtype=np.int64)
         read_a = bool(ra and pvals is not None)
         nt = _kernels().push(indptr, indices, a, read_a, keep, self._sink, xidx, xv,
-                             allowed if allowed is not None else np.zeros(1, dtype=bool),
+                             allowed if allowed is not None else _placeholder(_BOOL),
                              allowed is not None, semiring.monoid.opcode, semiring.mult.opcode,
                              swap, semiring.monoid.is_any, outv, outp, touched)
         self.last_kernel = ("push", read_a, None, allowed is not None)
