@@ -34,8 +34,8 @@ e^{tA} is block diagonal over them, y_C = e^{tA_C} x_C separately:
 
 Each component keeps its own scale s_C, so nothing overflows or underflows
 across components.  For A ≥ 0, x ≥ 0 and t ≥ 0 the exact result satisfies
-y ≥ x ∘ e^{t diag(A)} entrywise, and the returned y is held to that bound:
-no entry is ever negative.
+e^{tA} x ≥ x entrywise (e^{tA} ≥ e^{t diag(A)} ≥ I), and the returned y is
+held to that bound: no entry is ever negative.
 
 Accuracy contract
 -----------------

@@ -34,7 +34,12 @@ def check_operator(A, what, dtype):
     dtype = dtypes.lookup(dtype)
     if dtype not in (dtypes.FP32, dtypes.FP64):
         raise InvalidValue(f"{what}: dtype must be float32 or float64, got {dtype}")
-    if A.nvals and A.dtype.kind == "f":
+    if A.nvals and A.dtype.kind == "f" and A.iso:
+        if not math.isfinite(float(A.iso_value)):
+            raise InvalidValue(f"{what}: every stored value of A is {A.iso_value}; NaN or "
+                               "infinite entries are not allowed (the Lanczos method needs "
+                               "finite ones)")
+    elif A.nvals and A.dtype.kind == "f":
         check_no_nan(A, what)
         if not math.isfinite(reduce_scalar(A.apply(unary.abs), monoid.max)):
             raise InvalidValue(f"{what}: A has an infinite stored value; the Lanczos method "

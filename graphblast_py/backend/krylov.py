@@ -246,10 +246,18 @@ def krylov_schur(xp, op, n, dtype, k, which, tol, block, ncv, max_restarts, rng,
             W -= C.T @ P
             C2 = P @ W.T
             W -= C2.T @ P
-            C = to_host(C + C2)
+            # one read per step: the new H columns and the block's Gram matrix
+            both = to_host(xp.concatenate([(C + C2).ravel(), (W @ W.T).ravel()]))
+            C = both[:(j + b) * b].reshape(j + b, b)
+            G = both[(j + b) * b:].reshape(b, b)
             Hc[:j + b, j:j + b] = C
             anorm[0] = max(anorm[0], float(np.abs(C).sum(axis=0).max()))
-            Hc[j + b:j + 2 * b, j:j + b] = orthonormalise_rows(W, j + b)
+            R = _cholesky_upper(G, 1e3 * eps * max(anorm[0], 1e-300))
+            if R is not None:           # well conditioned: V_new = R^-T W (Cholesky QR)
+                V[j + b:j + 2 * b] = xp.asarray(np.linalg.inv(R).T) @ W
+            else:                       # rank loss or ill conditioning: row by row
+                R = orthonormalise_rows(W, j + b)
+            Hc[j + b:j + 2 * b, j:j + b] = R
             j += b
         H = np.triu(Hc[:m, :m])
         H = H + np.triu(H, 1).T
@@ -268,21 +276,23 @@ def krylov_schur(xp, op, n, dtype, k, which, tol, block, ncv, max_restarts, rng,
                 break
             # lock the converged pairs, continue from a fresh random block
             probe = np.sort(theta[want])
-            Yk = xp.asarray(Y[:, want], dtype=dtype)
-            V[:k] = Yk.T @ V[:m]
+            keep = _keep(theta, want, k + (m - k) % b, which)
+            l = len(keep)
+            Yk = xp.asarray(Y[:, keep], dtype=dtype)
+            V[:l] = Yk.T @ V[:m]
             W = xp.asarray(rng.standard_normal((b, n)), dtype=dtype)
             for _ in range(2):
-                W -= (W @ V[:k].T) @ V[:k]
-            orthonormalise_rows(W, k)
+                W -= (W @ V[:l].T) @ V[:l]
+            orthonormalise_rows(W, l)
             Hc[:] = 0.0
-            Hc[np.arange(k), np.arange(k)] = theta[want]
-            l = k
+            Hc[np.arange(l), np.arange(l)] = theta[keep]
             restarts += 1
             continue
         if restarts >= max_restarts:
             raise _NoConvergence(res[want] / scale)
         nkeep = min(max(k + (m - k) // 2, k + 1), m - b)
-        keep = _order(theta, which)[:nkeep] if which != "BE" else _be_keep(theta, k, nkeep)
+        nkeep -= (nkeep - m) % b                    # m - nkeep: whole blocks
+        keep = _keep(theta, want, nkeep, which)
         Yk = xp.asarray(Y[:, keep], dtype=dtype)
         newV = Yk.T @ V[:m]
         V[:nkeep] = newV
@@ -298,12 +308,29 @@ def krylov_schur(xp, op, n, dtype, k, which, tol, block, ncv, max_restarts, rng,
     return KrylovSchurResult(theta[want], vectors, restarts, matvecs, res[want] / scale)
 
 
-def _be_keep(theta, k, nkeep):
-    lo_n = max(k // 2, (nkeep * (k // 2)) // max(k, 1))
-    lo = list(np.argsort(theta, kind="stable")[:lo_n])
-    s = set(lo)
-    hi = [i for i in np.argsort(-theta, kind="stable") if i not in s][:nkeep - lo_n]
-    return np.asarray(lo + hi, dtype=np.int64)
+def _cholesky_upper(G, floor):
+    """R upper triangular with G = RᵀR when the block is safely full rank
+    (every row norm above ``floor`` and cond(G) < 1e3, so Cholesky QR keeps
+    orthogonality to ~1e-13); else None."""
+    d = np.diag(G)
+    if np.any(d <= floor * floor):
+        return None
+    try:
+        L = np.linalg.cholesky(G)
+    except np.linalg.LinAlgError:
+        return None
+    ev = np.linalg.eigvalsh(G)
+    if ev[0] <= 0 or ev[-1] > 1e3 * ev[0]:
+        return None
+    return L.T
+
+
+def _keep(theta, want, nkeep, which):
+    """The wanted Ritz indices, then the next most wanted ones, ``nkeep`` in
+    all (for "BE" the extra ones alternate between the ends)."""
+    s = set(int(i) for i in want)
+    extra = [int(i) for i in _order(theta, which) if int(i) not in s]
+    return np.asarray(list(want) + extra[:max(nkeep - len(want), 0)], dtype=np.int64)
 
 
 class _Exhausted(Exception):
@@ -319,49 +346,51 @@ class _NoConvergence(Exception):
 def expm_small(comp, x, erow, ecol, evals, t):
     """e^{tA_c} x_c for many small components at once, on the host (float64).
 
-    ``comp[i]``: the component label of small vertex i (any integers; the
-    vertices of one component share it); ``x[i]`` its start value; the
-    stored entries of their rows as positions into this list (``erow``,
-    ``ecol``) and values.  A one-vertex component gives x_i e^{t a_ii}
-    exactly; larger ones a dense eigendecomposition, batched over the
-    components of each size.  Returns (y, s) per vertex with
-    e^{tA}x = e^s y (s = the component's largest tλ, so y never overflows)."""
+    ``comp[i]``: the component label of small vertex i (the vertices of one
+    component share it); ``x[i]`` its start value; the stored entries of their
+    rows as positions into this list (``erow``, ``ecol``) and values.  A dense
+    eigendecomposition per component, batched over the components of each
+    size (one-vertex components are handled exactly by the caller).  Returns
+    (y, s) per vertex with e^{tA}x = e^s y (s = the component's largest tλ,
+    so y never overflows)."""
     p = comp.shape[0]
     y, shift = np.zeros(p), np.zeros(p)
     if p == 0:
         return y, shift
     order = np.argsort(comp, kind="stable")
     new = np.concatenate([[True], np.diff(comp[order]) != 0])
-    ordinal = np.empty(p, dtype=np.int64)
-    ordinal[order] = np.cumsum(new) - 1                 # component number 0..g-1
     starts = np.flatnonzero(new)
     sizes = np.diff(np.append(starts, p))
-    rank = np.empty(p, dtype=np.int64)
-    rank[order] = np.arange(p)
-    local = rank - starts[ordinal]                       # position inside its component
-    csize = sizes[ordinal]                               # size of each vertex's component
-    ecomp = ordinal[erow]
+    ordinal = np.empty(p, dtype=np.int64)
+    ordinal[order] = np.cumsum(new) - 1                  # component number 0..g-1
+    local = np.empty(p, dtype=np.int64)
+    local[order] = np.arange(p) - np.repeat(starts, sizes)
+    # number the components of each size 0, 1, ... (slot) in one pass
+    by_size = np.argsort(sizes, kind="stable")
+    size_sorted = sizes[by_size]
+    first = np.searchsorted(size_sorted, size_sorted, side="left")
+    slot = np.empty(len(sizes), dtype=np.int64)
+    slot[by_size] = np.arange(len(sizes)) - first
+    vsize = sizes[ordinal]
+    esize = vsize[erow]
+    vorder = np.argsort(vsize, kind="stable")
+    eorder = np.argsort(esize, kind="stable")
+    vs, es = vsize[vorder], esize[eorder]
     for size in np.unique(sizes):
-        members = np.flatnonzero(sizes == size)          # components of this size
-        slot = np.full(len(sizes), -1, dtype=np.int64)
-        slot[members] = np.arange(len(members))
-        verts = np.flatnonzero(csize == size)
-        sel = np.flatnonzero(csize[erow] == size)
-        B = np.zeros((len(members), size, size))
-        np.add.at(B, (slot[ecomp[sel]], local[erow[sel]], local[ecol[sel]]), evals[sel])
-        xs = np.zeros((len(members), size))
-        xs[slot[ordinal[verts]], local[verts]] = x[verts]
-        if size == 1:
-            lam = B[:, 0, :1]
-            s = t * lam[:, 0]
-            ys = xs.copy()                               # e^{t a} x = e^s x exactly
-        else:
-            lam, Q = np.linalg.eigh(B)
-            s = np.max(t * lam, axis=1)
-            coef = np.exp(t * lam - s[:, None]) * np.einsum("gji,gj->gi", Q, xs)
-            ys = np.einsum("gij,gj->gi", Q, coef)
-        y[verts] = ys[slot[ordinal[verts]], local[verts]]
-        shift[verts] = s[slot[ordinal[verts]]]
+        verts = vorder[np.searchsorted(vs, size):np.searchsorted(vs, size, side="right")]
+        sel = eorder[np.searchsorted(es, size):np.searchsorted(es, size, side="right")]
+        g = int(np.count_nonzero(sizes == size))
+        B = np.zeros((g, size, size))
+        B[slot[ordinal[erow[sel]]], local[erow[sel]], local[ecol[sel]]] = evals[sel]
+        xs = np.zeros((g, size))
+        vs_slot = slot[ordinal[verts]]
+        xs[vs_slot, local[verts]] = x[verts]
+        lam, Q = np.linalg.eigh(B)
+        sh = np.max(t * lam, axis=1)
+        coef = np.exp(t * lam - sh[:, None]) * np.einsum("gji,gj->gi", Q, xs)
+        ys = np.einsum("gij,gj->gi", Q, coef)
+        y[verts] = ys[vs_slot, local[verts]]
+        shift[verts] = sh[vs_slot]
     return y, shift
 
 
@@ -429,8 +458,8 @@ def expm_by_components(be, indptr, indices, values, n, x, labels, t, tol, limit,
 
     ``limit`` Lanczos steps at most; ``fixed``: exactly ``limit`` (no
     convergence test).  ``nonnegative`` (A ≥ 0, x ≥ 0, t ≥ 0): the exact
-    result satisfies y_i ≥ x_i e^{t a_ii} (e^{tA} ≥ e^{t diag(A)} entrywise),
-    which the returned y is held to, so no entry is negative."""
+    result satisfies e^{tA}x ≥ x entrywise (e^{tA} ≥ e^{t diag(A)} ≥ I), and
+    the returned y is held to that bound, so no entry is negative."""
     xp = be.xp
     to_host = be.to_host
     st = ExpmStatus()
@@ -440,7 +469,16 @@ def expm_by_components(be, indptr, indices, values, n, x, labels, t, tol, limit,
     small = vsize <= SMALL_COMPONENT
     y = xp.zeros(n, dtype=dt)
     s = xp.zeros(n, dtype=np.float64)
-    sv = xp.flatnonzero(small)
+    # one-vertex components, on the device: e^{t a_ii} x_i exactly (the only
+    # entry such a row can hold is its diagonal)
+    one = vsize == 1
+    start = indptr[:-1]
+    has = (indptr[1:] - start) > 0
+    a = xp.where(one & has, values[xp.where(has, start, 0).astype(np.int64)], 0)
+    y = xp.where(one, x, y)
+    s = xp.where(one, t * a.astype(np.float64), s)
+    sv = xp.flatnonzero(small & ~one)
+    st.n_small = int(xp.count_nonzero(one))
     if sv.shape[0]:
         row, cols, vals = small_blocks(xp, indptr, indices, values, None, sv)
         ecol = xp.searchsorted(sv, cols.astype(np.int64))
@@ -450,7 +488,7 @@ def expm_by_components(be, indptr, indices, values, n, x, labels, t, tol, limit,
                             np.asarray(to_host(vals), dtype=np.float64), t)
         y[sv] = xp.asarray(ys, dtype=dt)
         s[sv] = xp.asarray(ss)
-        st.n_small = int(np.unique(comp).shape[0])
+        st.n_small += int(np.unique(comp).shape[0])
     big = xp.flatnonzero(sizes > SMALL_COMPONENT)
     ncomp = int(big.shape[0])
     st.n_large = ncomp
@@ -503,11 +541,9 @@ def expm_by_components(be, indptr, indices, values, n, x, labels, t, tol, limit,
         y = xp.where(small, y, yl.astype(dt, copy=False))
         s = xp.where(small, s, xp.concatenate([xp.asarray(shift), xp.zeros(1)])[lab])
     if nonnegative:
-        rows = be.rows_of(indptr, indices.shape[0])
-        on_diag = rows == indices
-        d = xp.bincount(rows[on_diag], weights=values[on_diag].astype(np.float64), minlength=n)
-        lower = x.astype(np.float64) * xp.exp(t * d - s)
-        y = xp.maximum(y, lower.astype(dt))
+        # e^{tA} >= e^{t diag(A)} >= I entrywise: y_i >= x_i e^{-s_i} (the small
+        # components are exact already; this guards the Lanczos noise floor)
+        y = xp.maximum(y, (x.astype(np.float64) * xp.exp(-s)).astype(dt))
     return y, s, st
 
 
