@@ -125,6 +125,8 @@ def test_end_to_end_json_schema_plots(tmp_path):
         assert (tmp_path / f).read_bytes()[:8] == PNG
     text = (tmp_path / "table.txt").read_text()
     assert "kron:6" in text and "er:30:0.1" in text
+    md = (tmp_path / "table.md").read_text()
+    assert "| kron:6 | bfs | graphblast-py cpu | ok |" in md
     gb_rows = _rows(rep, system="graphblast-py cpu")
     assert {r["algorithm"] for r in gb_rows} == {"bfs", "sssp", "pagerank", "tc", "cc", "bc",
                                                  "fglt", "expm", "eigvalsh"}

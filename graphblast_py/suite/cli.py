@@ -161,6 +161,8 @@ def run_ablation(args, out):
     print(report.footer(rep))
     report.write_json(rep, out / "ablation.json")
     (out / "ablation.txt").write_text(text + "\n")
+    (out / "ablation.md").write_text(report.md_table(title, cols, trows) + "\n```\n"
+                                     + report.footer(rep) + "\n```\n")
     return rep["exit_code"]
 
 
@@ -187,8 +189,9 @@ def main(argv=None):
         text = report.render(rep)
         report.write_json(rep, out / "compare.json")
         (out / "table.txt").write_text(text + "\n")
+        (out / "table.md").write_text(report.markdown(rep))
         files = [] if args.no_plots else report.plots(rep, out)
-        print(f"wrote {out / 'compare.json'}, {out / 'table.txt'}"
+        print(f"wrote {out / 'compare.json'}, {out / 'table.txt'}, {out / 'table.md'}"
               + "".join(f", {f}" for f in files))
         return rep["exit_code"]
     except GraphBLASError as e:

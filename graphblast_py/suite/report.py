@@ -90,7 +90,7 @@ def tables(report):
                        _s(r["median_s"]), _s(r["min_s"]), str(r["repeats"]), _teps(r["teps"]),
                        f"{x[0]:.2f}x {x[1]}" if x else "-", agreement_text(r), r["note"]])
     return [("Graphs", ["graph", "n", "nnz", "degree min/med/max", "diameter", "comps",
-                        "gen s", ""], g_rows),
+                        "gen s", "note"], g_rows),
             ("Systems", ["system", "device", "version", "available", "note"], s_rows),
             ("Runs (times in s; m = milli, µ = micro)",
              ["graph", "alg", "system", "status", "warm-up", "median", "min", "reps", "TEPS",
@@ -158,6 +158,21 @@ def footer(report):
                 f"{len(report['problems'])} problem(s), exit code {report['exit_code']}:")]
     lines += ["  " + p for p in report["problems"]]
     return "\n".join(lines)
+
+
+def md_table(title, cols, rows):
+    out = [f"**{title}**", "", "| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    out += ["| " + " | ".join(str(x).replace("|", "\\|") for x in r) + " |" for r in rows]
+    return "\n".join(out) + "\n"
+
+
+def markdown(report):
+    """The tables as GitHub Markdown (written to table.md)."""
+    out = []
+    for title, cols, rows in tables(report):
+        out.append(md_table(title, cols, rows))
+    out.append("```\n" + footer(report) + "\n```")
+    return "\n".join(out) + "\n"
 
 
 def plain(report):
