@@ -2,7 +2,9 @@
 
 Every operation method of :class:`Matrix` and :class:`Vector` (``mxv``,
 ``vxm``, ``mxm``, ``ewise_*``, ``apply``, ``select``, ``reduce*``, ``assign``,
-``extract``, ``transpose``, ``kronecker``) is wrapped so that an allocation
+``extract``, ``transpose``, ``kronecker``) and every constructor or conversion
+that allocates (``from_*``, ``dup``, ``to``, ``to_dense``, ``to_coo``...) is
+wrapped so that an allocation
 failure anywhere inside it -- NumPy's ``MemoryError``, CuPy's
 ``OutOfMemoryError`` (a ``MemoryError``) or the backend's own
 :class:`OutOfMemory` -- surfaces as one :class:`OutOfMemory` whose message
@@ -17,12 +19,15 @@ from .errors import OutOfMemory
 
 _NAMES = ("mxv", "vxm", "mxm", "ewise_add", "ewise_mult", "ewise_union", "apply", "select",
           "reduce", "reduce_rowwise", "reduce_columnwise", "reduce_scalar", "assign",
-          "extract", "transpose", "kronecker")
+          "extract", "transpose", "kronecker",
+          # constructors and conversions that allocate
+          "from_coo", "from_csr", "from_dense", "from_scipy", "dup", "to", "to_dense",
+          "to_coo", "to_scipy", "to_dense_form", "to_sparse_form", "resize")
 
 
 def _shape(x):
     s = getattr(x, "shape", None)
-    if s is None:
+    if not isinstance(s, tuple) or len(s) not in (1, 2):
         return None
     return " x ".join(str(d) for d in (s if len(s) == 2 else (1, s[0])))
 
@@ -30,7 +35,7 @@ def _shape(x):
 def _step(cls, name, self, args):
     shapes = [_shape(self)] + [_shape(a) for a in args[:1]]
     where = " times ".join(s for s in shapes if s)
-    return f"{cls}.{name} ({where})"
+    return f"{cls}.{name} ({where})" if where else f"{cls}.{name}"
 
 
 def _wrap(cls_name, name, f):
@@ -51,9 +56,13 @@ def _wrap(cls_name, name, f):
 
 
 def install(*classes):
-    """Wrap the operation methods of ``classes`` (idempotent)."""
+    """Wrap the operation, constructor and conversion methods of ``classes``
+    (idempotent)."""
     for cls in classes:
         for name in _NAMES:
             f = cls.__dict__.get(name)
-            if f is not None and not getattr(f, "_gb_oom_wrapped", False):
+            if isinstance(f, classmethod):
+                if not getattr(f.__func__, "_gb_oom_wrapped", False):
+                    setattr(cls, name, classmethod(_wrap(cls.__name__, name, f.__func__)))
+            elif callable(f) and not getattr(f, "_gb_oom_wrapped", False):
                 setattr(cls, name, _wrap(cls.__name__, name, f))

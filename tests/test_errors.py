@@ -751,6 +751,11 @@ def test_out_of_memory_inside_an_algorithm_names_the_step(monkeypatch):
     with pytest.raises(gb.OutOfMemory, match=r"^(Matrix|Vector)\.\w+ \(.*\): out of memory"):
         pagerank(A)
     monkeypatch.setattr(be, "cast", real)
+    real_full = be.full                       # a constructor names itself too
+    monkeypatch.setattr(be, "full", lambda *a, **k: (_ for _ in ()).throw(MemoryError("x")))
+    with pytest.raises(gb.OutOfMemory, match=r"^Vector\.from_coo: out of memory"):
+        gb.Vector.from_coo([0, 1], 2.0, 3)
+    monkeypatch.setattr(be, "full", real_full)
     assert snapshot(A) == before
     ref = nx.pagerank(G)
     np.testing.assert_allclose(pagerank(A).to_dense(), [ref[k] for k in range(30)], rtol=1e-4)
