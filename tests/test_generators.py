@@ -272,6 +272,13 @@ def test_erdos_renyi_is_the_documented_graph():
         want.add((i, j + (j >= i)))
     r, c = coo(gb.generators.erdos_renyi(n, nedges=m, seed=seed, directed=True))
     assert set(zip(r.tolist(), c.tolist())) == want
+    # both ways of finding first occurrences (one packed sort; a stable argsort
+    # when value and draw number do not fit in 64 bits) give the definition
+    from graphblast_py.generators import stream_key
+    be = gb.backend.get("cpu")
+    for N, m in ((50, 30), (2**61 + 7, 200), (3, 3)):
+        got = be.first_distinct(stream_key(seed, 3), m, N)
+        assert got.tolist() == sorted(first_distinct(seed, 3, m, N))
 
 
 # ---------------------------------------------------------------- the generic (GPU) code path

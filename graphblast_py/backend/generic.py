@@ -597,12 +597,21 @@ class ArrayBackend:
             return xp.zeros(0, dtype=np.int64)
         total = m + m // 8 + 64
         while True:
-            x = self.hash64(key, xp.arange(total, dtype=np.uint64)) % np.uint64(modulus)
-            order = self.argsort(x)                      # stable: first draw first
-            starts = self.segment_starts(x[order])
-            if starts.shape[0] >= m:
-                first = xp.sort(order[starts])[:m]      # draw numbers of the first m
-                return xp.sort(x[first].astype(np.int64))
+            t = xp.arange(total, dtype=np.uint64)
+            x = self.hash64(key, t) % np.uint64(modulus)
+            bits = total.bit_length()
+            if modulus < 1 << (64 - bits):
+                # one sort of the distinct keys (value, draw number)
+                ck = (x << np.uint64(bits)) | t
+                ck.sort()
+                starts = self.segment_starts(ck >> np.uint64(bits))
+                first = ck[starts] & np.uint64((1 << bits) - 1)
+            else:
+                order = self.argsort(x)                  # stable: first draw first
+                first = order[self.segment_starts(x[order])]
+            if first.shape[0] >= m:
+                first = xp.sort(first)[:m]               # draw numbers of the first m
+                return xp.sort(x[first.astype(np.int64)].astype(np.int64))
             total *= 2
 
     def kronecker_keys(self, key_edges, key_labels, scale, nedges, t1, t2, t3, permute):
