@@ -54,14 +54,15 @@ e^{tA} x = e^{s_i} y_i entrywise (s_i is the log scale of vertex i's
 component); otherwise e^s ∘ y is returned and :class:`Overflow` is raised
 when an entry exceeds the dtype's range.
 
-Cost: one ``connected_components`` (skip it by passing ``components=``,
-e.g. the labels of an earlier call), then per Lanczos step one sparse
-product and O(n) vector work, with α and β read back only for the
-convergence test.
+Cost: one ``connected_components`` and one symmetry check per matrix (both
+kept with the matrix until it changes, as is the sparse operator; or pass
+``components=``), then per Lanczos step one sparse product and O(n) vector
+work, with α and β read back only for the convergence test.
 """
 from graphblast_py import InvalidValue, Vector
 from graphblast_py.checks import check_bool, check_int, check_real
-from graphblast_py.lanczos import apply_scale, check_finite_vector, check_operator, expm_components
+from graphblast_py.lanczos import (apply_scale, check_finite_vector, check_operator, components_of,
+                                   expm_components)
 
 from .connected_components import connected_components
 
@@ -88,7 +89,7 @@ def expm_multiply(A, x=None, t=1.0, *, tol=1e-12, max_krylov=300, krylov_dim=Non
             raise InvalidValue(f"expm_multiply: x must be a Vector of size {A.nrows}, got {x!r}")
         check_finite_vector(x, "expm_multiply", "x")
     if components is None:
-        components = connected_components(A)
+        components = components_of(A, connected_components)
     elif not isinstance(components, Vector) or components.size != A.nrows or \
             components.dtype.kind not in "iu":
         raise InvalidValue(f"expm_multiply: components must be an integer Vector of size "

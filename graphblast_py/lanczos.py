@@ -44,10 +44,29 @@ def check_operator(A, what, dtype):
         if not math.isfinite(reduce_scalar(A.apply(unary.abs), monoid.max)):
             raise InvalidValue(f"{what}: A has an infinite stored value; the Lanczos method "
                                "needs finite entries")
-    if not A.isequal(A.T):
+    if not A._cached("symmetric", lambda: A.isequal(A.T)):
         raise InvalidValue(f"{what}: A is not symmetric; the Lanczos method needs a symmetric "
                            "matrix (e.g. an undirected graph)")
-    return A if A.dtype == dtype else A.dup(dtype)
+    if A.dtype == dtype:
+        return A
+    B = A._cached(("as", dtype.name), lambda: A.dup(dtype))
+    B._cached("symmetric", lambda: True)
+    return B
+
+
+def components_of(A, find):
+    """``find(A)`` (the connected-component labels), kept with A until it
+    changes."""
+    return A._cached("components", lambda: find(A))
+
+
+def sparse_operator(A):
+    """The SciPy / cuSPARSE CSR matrix of A for the Krylov products, built
+    once per matrix contents (``Matrix._cached``)."""
+    def build():
+        indptr, indices, values = A._csr(True)
+        return A._be.sparse_matrix(indptr, indices, values, (A.nrows, A.ncols))
+    return A._cached("sparse_operator", build)
 
 
 def check_finite_vector(x, what, name):
@@ -84,7 +103,7 @@ def expm_components(A, x, t, labels, *, tol, limit, fixed):
     nonneg = t >= 0 and (A.nvals == 0 or reduce_scalar(A, monoid.min) >= 0) and \
         (n == 0 or float(be.xp.min(xv)) >= 0)
     y, s, st = _krylov.expm_by_components(be, indptr, indices, values, n, xv, lab, t, tol,
-                                          limit, fixed, nonneg)
+                                          limit, fixed, nonneg, sparse_operator(A))
     if st.unconverged_components:
         msg = (f"{st.unconverged_vertices} of {n} entries (in {st.unconverged_components} "
                f"connected component(s)) did not reach tol={tol:g}: the last Lanczos step still "
@@ -126,8 +145,7 @@ def extreme_eigenpairs(A, k, which, *, tol, block, ncv, max_restarts, seed, vect
             X = Matrix.from_dense(be.asarray(np.ascontiguousarray(Y[:, want])),
                                   device=A.device)
         return theta[want], X, {"method": "dense", "restarts": 0, "matvecs": 0}
-    indptr, indices, values = A._csr(True)
-    op = be.sparse_matrix(indptr, indices, values, (n, n))
+    op = sparse_operator(A)
     try:
         r = _krylov.krylov_schur(be.xp, op, n, np.float64, k, which, tol, block, ncv,
                                  max_restarts, rng, be.to_host, vectors)

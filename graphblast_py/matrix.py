@@ -53,6 +53,7 @@ class Matrix:
         self._dvals = self._dpres = None
         self._csc = None
         self._keys = None
+        self._derived = None
         self._nvals = indices.shape[0]
 
     def _set_dense(self, vals, pres):
@@ -60,6 +61,7 @@ class Matrix:
         self._dvals, self._dpres = vals, pres
         self._indptr = self._indices = self._vals = self._iso = None
         self._csc = self._keys = None
+        self._derived = None
         self._nvals = self.nrows * self.ncols if pres is None else None
 
     def _assign_result(self, T):
@@ -161,6 +163,19 @@ class Matrix:
         """(indptr, indices, vals) -- vals None when not needed."""
         self._to_sparse()
         return self._indptr, self._indices, (self._values_full() if need_vals else None)
+
+    def _cached(self, key, build):
+        """A value derived from the current contents (symmetry, the sparse
+        operator of the Krylov methods, component labels, a cast copy),
+        computed by ``build()`` once and dropped when the matrix changes --
+        every mutation stores new arrays through ``_set_csr``/``_set_dense``,
+        which clears it."""
+        d = self._derived
+        if d is None:
+            d = self._derived = {}
+        if key not in d:
+            d[key] = build()
+        return d[key]
 
     def _csc_parts(self):
         self._to_sparse()

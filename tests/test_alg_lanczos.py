@@ -411,3 +411,21 @@ def test_eigvalsh_small_empty_and_errors(device):
         eigvalsh(np.eye(3), 1)
     with pytest.raises(gb.ConvergenceError, match="max_restarts=0"):
         eigvalsh(to_gb(grid(40), device), 6, max_restarts=0)
+
+
+def test_cached_properties_follow_mutation(device):
+    """Symmetry, components and the sparse operator are kept with the matrix
+    and dropped when it changes."""
+    S = sp.block_diag([grid(10), grid(9)]).tocsr()
+    A = to_gb(S, device)
+    y1 = host(total_communicability(A, beta=0.5).to_dense())
+    A[0, 150] = 1.0                                  # no longer symmetric
+    with pytest.raises(gb.InvalidValue, match="symmetric"):
+        total_communicability(A, beta=0.5)
+    A[150, 0] = 1.0                                  # symmetric again, now connected
+    S2 = S.tolil()
+    S2[0, 150] = S2[150, 0] = 1.0
+    y2, s2 = total_communicability(A, beta=0.5, return_log_scale=True)
+    check_contract(S2.tocsr(), y2, s2, 0.5, np.ones(181), nonneg=True)
+    assert not np.allclose(host(y2.to_dense()) * np.exp(host(s2.to_dense())), y1)
+    assert np.allclose(eigvalsh(A, 2), dense_truth(S2.tocsr(), 2, "LA"), rtol=1e-10)

@@ -448,7 +448,7 @@ class ExpmStatus:
 
 
 def expm_by_components(be, indptr, indices, values, n, x, labels, t, tol, limit, fixed,
-                       nonnegative):
+                       nonnegative, op):
     """e^{tA}x per connected component (``labels``: a component id in
     [0, n) per vertex).  Components of at most ``SMALL_COMPONENT`` vertices
     take the dense exponential (one vertex: exact), each larger one its own
@@ -459,7 +459,8 @@ def expm_by_components(be, indptr, indices, values, n, x, labels, t, tol, limit,
     ``limit`` Lanczos steps at most; ``fixed``: exactly ``limit`` (no
     convergence test).  ``nonnegative`` (A ≥ 0, x ≥ 0, t ≥ 0): the exact
     result satisfies e^{tA}x ≥ x entrywise (e^{tA} ≥ e^{t diag(A)} ≥ I), and
-    the returned y is held to that bound, so no entry is negative."""
+    the returned y is held to that bound, so no entry is negative.  ``op``: A
+    as a SciPy / cuSPARSE matrix for the sparse products."""
     xp = be.xp
     to_host = be.to_host
     st = ExpmStatus()
@@ -474,7 +475,10 @@ def expm_by_components(be, indptr, indices, values, n, x, labels, t, tol, limit,
     one = vsize == 1
     start = indptr[:-1]
     has = (indptr[1:] - start) > 0
-    a = xp.where(one & has, values[xp.where(has, start, 0).astype(np.int64)], 0)
+    if indices.shape[0]:
+        a = xp.where(one & has, values[xp.where(has, start, 0).astype(np.int64)], 0)
+    else:
+        a = xp.zeros(n, dtype=dt)
     y = xp.where(one, x, y)
     s = xp.where(one, t * a.astype(np.float64), s)
     sv = xp.flatnonzero(small & ~one)
@@ -496,7 +500,6 @@ def expm_by_components(be, indptr, indices, values, n, x, labels, t, tol, limit,
         relabel = xp.full(n, ncomp, dtype=np.int64)
         relabel[big] = xp.arange(ncomp, dtype=np.int64)
         lab = relabel[labels]
-        op = be.sparse_matrix(indptr, indices, values, (n, n))
         if op.dtype != dt:
             op = op.astype(dt)
         L = ComponentLanczos(xp, op, xp.where(small, 0, x).astype(dt, copy=False), lab, ncomp)
