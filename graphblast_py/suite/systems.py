@@ -524,7 +524,10 @@ class CupyBaselines(System):
         f = self._func(alg)
         ip, ix = h["indptr"], h["indices"]
         if alg == "bfs":
-            return f(ip, ix, g.source)
+            try:
+                return f(ip, ix, g.source, parents=True)
+            except TypeError:                       # a version without parents
+                return f(ip, ix, g.source)
         if alg == "pagerank":
             p = PARAMS["pagerank"]
             return f(ip, ix, damping=p["damping"], tol=p["tol"], max_iter=p["max_iter"])
@@ -544,9 +547,12 @@ class CupyBaselines(System):
         if alg == "tc":
             return int(raw)
         import cupy
-        x = cupy.asnumpy(raw)
         if alg == "bfs":
-            return {"levels": x.astype(np.int64), "parents": None}
+            if isinstance(raw, tuple):
+                return {"levels": cupy.asnumpy(raw[0]).astype(np.int64),
+                        "parents": cupy.asnumpy(raw[1]).astype(np.int64)}
+            return {"levels": cupy.asnumpy(raw).astype(np.int64), "parents": None}
+        x = cupy.asnumpy(raw)
         if alg == "cc":
             return normalize_labels(x)
         return x.astype(np.float64)
@@ -588,9 +594,29 @@ def fglt_partial_reference(g):
     with σ2 = A d − d, σ3 = d(d−1)/2, σ4 = triangles at each vertex."""
     A = g.S.astype(np.int64)
     d = np.asarray(A.sum(axis=1)).ravel()
-    t = np.asarray((A @ A).multiply(A).sum(axis=1)).ravel() // 2
+    t = _triangles_per_vertex(g, d)
     s2 = A @ d - d
     return np.stack([np.ones_like(d), d, s2 - 2 * t, d * (d - 1) // 2 - t, t], axis=1)
+
+
+def _triangles_per_vertex(g, d):
+    """Triangles at each vertex: SuiteSparse (python-graphblas, masked
+    A plus_pair A) when installed, else SciPy's (A @ A) o A, refused when that
+    product would hold more than 5e8 entries (sum of squared degrees)."""
+    try:
+        import graphblas as gr
+        A = PythonGraphblas().load(g)
+        C = gr.semiring.plus_pair(A @ A).new(dtype=gr.dtypes.INT64, mask=A.S)
+        idx, vals = C.reduce_rowwise().new().to_coo()
+        t = np.zeros(g.n, dtype=np.int64)
+        t[idx] = vals
+        return t // 2
+    except ImportError:
+        pass
+    if float(np.square(d.astype(np.float64)).sum()) > 5e8:
+        raise NotAvailable("graph too large for the SciPy FGLT reference (A @ A)")
+    A = g.S.astype(np.int64)
+    return np.asarray((A @ A).multiply(A).sum(axis=1)).ravel() // 2
 
 
 # used when none of REFERENCES[alg] produced a result: (name, function of the graph)
