@@ -410,3 +410,38 @@ def test_matrix_kronecker_result_too_large():
     out = gb.Matrix.from_coo([0], [0], 2.0, 1, 1)
     C = gb.Matrix.from_coo([0], [0], 3.0, 1, 1)
     assert C.kronecker(C, "times", out=out).isequal(gb.Matrix.from_coo([0], [0], 9.0, 1, 1))
+
+
+GENERATOR_CASES = [
+    lambda: gb.generators.kronecker(0),
+    lambda: gb.generators.kronecker(5, 0),
+    lambda: gb.generators.kronecker(1, 1, seed=3),
+    lambda: gb.generators.kronecker(8, 6, seed=9, permute=False),
+    lambda: gb.generators.kronecker(7, seed=2, a=0.25, b=0.25, c=0.25),
+    lambda: gb.generators.grid2d(0, 4),
+    lambda: gb.generators.grid2d(1, 1),
+    lambda: gb.generators.grid2d(5, 7, diagonals=True, periodic=True),
+    lambda: gb.generators.erdos_renyi(0, 0.5),
+    lambda: gb.generators.erdos_renyi(1, 0.5, directed=True),
+    lambda: gb.generators.erdos_renyi(50, 1.0),
+    lambda: gb.generators.erdos_renyi(60, nedges=1500, seed=1),
+    lambda: gb.generators.erdos_renyi(25, nedges=500, seed=4, directed=True),
+    lambda: gb.generators.random_geometric(100, 0.2, seed=3),
+]
+
+
+def test_generators_through_the_generic_code_path(monkeypatch):
+    """Whole generators with the CPU backend's numba overrides replaced by
+    ArrayBackend's xp code (what the GPU runs): the same graphs."""
+    from graphblast_py.backend.generic import ArrayBackend
+    be = gb.backend.get("cpu")
+    want = [make() for make in GENERATOR_CASES]
+    for name in ("kronecker_keys", "csr_from_edge_keys", "rmat_edges", "random_labels"):
+        monkeypatch.setattr(be, name, getattr(ArrayBackend, name).__get__(be))
+    for make, W in zip(GENERATOR_CASES, want):
+        G = make()
+        assert G.shape == W.shape and G.nvals == W.nvals
+        for x, y in zip(coo(G), coo(W)):
+            np.testing.assert_array_equal(x, y)
+        if G.nvals:
+            check_simple_undirected(G) if G.isequal(G.T) else None
