@@ -385,3 +385,46 @@ def test_not_available_function_is_a_row(tmp_path, extra):
                      "--no-plots", "--systems", "scipy,fake-nofunc")
     r = _rows(rep, system="fake-nofunc")[0]
     assert r["status"] == "not available" and "bfs_levels" in r["note"] and code == 0
+
+
+def test_runs_without_rich_and_matplotlib(tmp_path, monkeypatch, capsys):
+    for mod in ("rich", "rich.console", "rich.table", "rich.progress", "matplotlib",
+                "matplotlib.pyplot"):
+        monkeypatch.setitem(sys.modules, mod, None)         # import raises ImportError
+    code, rep = _run(tmp_path, "--graphs", "grid:3", "--algorithms", "bfs,cc", "--repeat", "1",
+                     "--systems", "graphblast-py,scipy")
+    assert code == 0 and report.validate(rep) == []
+    out = capsys.readouterr().out
+    assert "Runs" in out and "graphblast-py cpu" in out and "all results agree" in out
+    assert not (tmp_path / "time_vs_size.png").exists()
+
+
+def test_out_of_memory_is_a_skip(tmp_path, extra):
+    from graphblast_py import OutOfMemory
+
+    class Hungry(System):
+        name = "fake-hungry"
+        algorithms = ("bfs",)
+
+        def run(self, alg, h, g):
+            raise OutOfMemory("bfs: needs 1 TiB on the GPU, 80 GiB free")
+    extra(Hungry())
+    code, rep = _run(tmp_path, "--graphs", "grid:3", "--algorithms", "bfs", "--repeat", "1",
+                     "--no-plots", "--systems", "scipy,fake-hungry")
+    r = _rows(rep, system="fake-hungry")[0]
+    assert r["status"] == "skipped" and "out of memory" in r["note"] and code == 0
+
+
+def test_memory_check_skips_before_running(tmp_path, extra):
+    class Huge(Slow):
+        name = "fake-huge"
+
+        def est_bytes(self, alg, g):
+            return 1 << 60                                  # an exbibyte
+    extra(Huge(30.0))
+    t = time.perf_counter()
+    code, rep = _run(tmp_path, "--graphs", "grid:3", "--algorithms", "bfs", "--repeat", "1",
+                     "--no-plots", "--systems", "scipy,fake-huge")
+    assert time.perf_counter() - t < 20
+    r = _rows(rep, system="fake-huge")[0]
+    assert r["status"] == "skipped" and "needs about" in r["note"] and "free on cpu" in r["note"]

@@ -10,6 +10,7 @@ import threading
 import time
 from datetime import datetime, timezone
 
+from ..errors import OutOfMemory
 from . import graphs as graphs_mod
 from . import verify
 from .systems import (ALGORITHMS, PARAMS, REFERENCE_FUNCS, REFERENCES, NotAvailable,
@@ -207,6 +208,9 @@ class Runner:
                        note=f"over the {b:g}s budget in the {stage}; stopped")
         except NotAvailable as e:
             rec.update(status="not available", note=str(e))
+            return rec, None
+        except OutOfMemory as e:                # the framework's clear refusal: a skip
+            rec.update(status="skipped", note=f"{stage}: out of memory: {fmt_exc(e)}")
             return rec, None
         except Exception as e:  # noqa: BLE001 - a failing system is a row, not a crash
             rec.update(status="failed", note=f"{stage}: {fmt_exc(e)}")
