@@ -428,3 +428,13 @@ def test_memory_check_skips_before_running(tmp_path, extra):
     assert time.perf_counter() - t < 20
     r = _rows(rep, system="fake-huge")[0]
     assert r["status"] == "skipped" and "needs about" in r["note"] and "free on cpu" in r["note"]
+
+
+def test_devices_select_graphblast_devices_not_cpu_peers(tmp_path):
+    code, rep = _run(tmp_path, "--graphs", "grid:3", "--algorithms", "bfs", "--repeat", "1",
+                     "--no-plots", "--devices", "gpu", "--systems", "graphblast-py,scipy")
+    sysrows = {s["name"]: s for s in rep["systems"]}
+    assert sysrows["graphblast-py cpu"]["available"] is False
+    assert "not selected" in sysrows["graphblast-py cpu"]["note"]
+    assert sysrows["scipy"]["available"] is True
+    assert [r["system"] for r in rep["runs"]] == ["scipy"]

@@ -134,7 +134,7 @@ class Runner:
                                    s.name.split()[0] == w for w in systems):
                 continue
             ok, note = s.available()
-            if ok and s.device not in self.devices:
+            if ok and (s.is_graphblast or s.device == "gpu") and s.device not in self.devices:
                 ok, note = False, f"device {s.device} not selected (--devices)"
             if ok and s.device == "gpu" and "gpu" not in present:
                 ok, note = False, "no GPU"
