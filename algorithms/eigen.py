@@ -13,22 +13,30 @@ A X = X diag(w)).
 
 Method
 ------
-Thick-restart block Lanczos (Wu & Simon 2000; Stewart's Krylov–Schur,
-symmetric case), the same method as ARPACK's implicit restarts in exact
-arithmetic.  A basis V of ``ncv`` vectors (default max(2k, k + 32), in
-blocks of ``block``) lives on the device: memory ncv·n.  Each step
-multiplies a block by A, orthogonalises it twice against the whole basis
-(its coefficients are the columns of the projected matrix H = VᵀAV) and
-orthonormalises it; when V is full, the Ritz pairs (θ, y) of H are
-computed on the host (H is ncv × ncv) and the run stops when every wanted
-pair has ‖A y − θ y‖ ≤ tol · max|θ|; otherwise the Ritz vectors of the
-most wanted half are kept, the last block continues, and the basis is
-refilled.  A block that loses rank (it met an invariant subspace, as on a
-complete graph) is refilled with random vectors orthogonal to the basis,
-and a block of b starting vectors sees an eigenvalue up to b times from the
-start, so repeated eigenvalues (grids, disconnected copies of a graph) come
-back as often as they occur.  Graphs with n ≤ 2(ncv + block) (or 64) are
-solved densely.
+Thick-restart Lanczos (Wu & Simon 2000; Stewart's Krylov–Schur, symmetric
+case), the method of ARPACK's implicit restarts in exact arithmetic, with
+blocks of ``block`` vectors (default 1).  A basis V of ``ncv`` vectors
+(default max(2k, k + 32), as CuPy's ``eigsh``) lives on the device: memory
+ncv·n.  Each step multiplies a block by A, orthogonalises it twice against
+the whole basis (its coefficients are the columns of the projected matrix
+H = VᵀAV) and orthonormalises it, reading back one small array per step;
+when V is full, the Ritz pairs (θ, y) of H are computed on the host (H is
+ncv × ncv) and the run stops when every wanted pair has
+‖A y − θ y‖ ≤ tol · max|θ|; otherwise the Ritz vectors of the most wanted
+half are kept, the last block continues, and the basis is refilled.
+
+Repeated eigenvalues.  One start vector sees each eigenspace through one
+direction only, so plain Lanczos (and ARPACK, often) returns an eigenvalue
+of multiplicity r fewer than r times.  Here (1) a block that loses rank (it
+met an invariant subspace, as on a complete graph) is refilled with random
+vectors orthogonal to the basis; (2) once the wanted pairs have converged,
+they are kept and the basis is refilled from a fresh random block for one
+more cycle, in which a missed copy shows up as a Ritz value more wanted than
+the converged set -- then the iteration goes on, and the check repeats; (3)
+``block=b`` sees an eigenvalue up to b times from the start.  Measured: the
+top 6 of two disjoint 20×20 grids (3.8888 four times) come back right where
+SciPy's ``eigsh`` returns it three times.  Graphs with
+n ≤ 2(ncv + block) (or 64) are solved densely.
 
 After a thick restart H is no longer tridiagonal (the kept Ritz values
 couple to the new block through a full row), so its eigenpairs come from
@@ -51,7 +59,7 @@ from graphblast_py.linalg import tridiagonal_eigvalsh
 WHICH = ("LA", "SA", "LM", "BE")
 
 
-def eigvalsh(A, k=6, which="LA", *, return_eigenvectors=False, tol=1e-12, block=2, ncv=None,
+def eigvalsh(A, k=6, which="LA", *, return_eigenvectors=False, tol=1e-12, block=1, ncv=None,
              max_restarts=1000, seed=0):
     """The k wanted eigenvalues of the symmetric Matrix A (ascending NumPy
     array), or ``(w, X)`` with ``return_eigenvectors=True``.  See the module."""
