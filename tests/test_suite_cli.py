@@ -443,3 +443,24 @@ def test_devices_select_graphblast_devices_not_cpu_peers(tmp_path):
     assert "not selected" in sysrows["graphblast-py cpu"]["note"]
     assert sysrows["scipy"]["available"] is True
     assert [r["system"] for r in rep["runs"]] == ["scipy"]
+
+
+@pytest.mark.gpu
+def test_gpu_rows_agree(tmp_path):
+    """On a GPU: graphblast-py gpu and the CuPy baselines agree with the references
+    (a CuPy baseline function not written yet is a 'not available' row)."""
+    code, rep = _run(tmp_path, "--graphs", "kron:8", "grid:12", "er:200:0.01", "--repeat", "1",
+                     "--devices", "cpu,gpu", "--no-plots",
+                     "--algorithms", "bfs,sssp,pagerank,tc,cc,bc,fglt,expm")
+    assert report.validate(rep) == []
+    gpu = _rows(rep, system="graphblast-py gpu")
+    assert len(gpu) == 3 * 8
+    for r in gpu:
+        assert r["status"] == "ok" and r["agreement"]["status"] == "agree", r
+    for r in _rows(rep, system="cupy-baselines"):
+        assert r["status"] in ("ok", "not available"), r
+        if r["status"] == "ok":
+            assert r["agreement"]["status"] == "agree", r
+    assert code == 0, rep["problems"]
+    rows = ablation.run(graphs.load("grid:9"), "gpu", repeat=1)
+    assert all(r["levels_agree"] for r in rows)
