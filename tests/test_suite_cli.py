@@ -318,6 +318,10 @@ def test_graph_files_and_specs(tmp_path):
                    "3 4 2\n")
     g = graphs.load(str(mtx))                         # directed path -> undirected
     assert g.n == 4 and g.nnz == 6 and g.stats["diameter_estimate"]["value"] == 3
+    import gzip
+    gz = tmp_path / "p.mtx.gz"
+    gz.write_bytes(gzip.compress(mtx.read_bytes()))
+    assert graphs.load(str(gz)).nnz == 6
     el = tmp_path / "e.txt"
     el.write_text("0 1\n1 2\n3 4\n")
     g = graphs.load(str(el))
@@ -464,3 +468,28 @@ def test_gpu_rows_agree(tmp_path):
     assert code == 0, rep["problems"]
     rows = ablation.run(graphs.load("grid:9"), "gpu", repeat=1)
     assert all(r["levels_agree"] for r in rows)
+
+
+def test_fglt_devices_cross_checked_on_all_orbits(tmp_path, extra):
+    """The FGLT reference has orbits 0-4 only; a second graphblast-py device must
+    equal the first on all 16 (here a fake 'gpu' that is wrong in orbit 12)."""
+    import graphblast_py as gb
+
+    class FakeGpu(System):
+        name = "graphblast-py gpu"
+        is_graphblast = True
+        algorithms = ("fglt",)
+
+        def run(self, alg, h, g):
+            F = gb.algorithms.fglt(g.gb_matrix("bool", "cpu")).to_dense().astype(np.int64)
+            F[3, 12] += 1
+            return F
+    extra(FakeGpu())
+    code, rep = _run(tmp_path, "--graphs", "kron:6", "--algorithms", "fglt", "--repeat", "1",
+                     "--no-plots", "--systems", "graphblast-py")
+    cpu = _rows(rep, system="graphblast-py cpu", status="ok")[0]["agreement"]
+    assert cpu["status"] == "agree" and cpu["reference"] == "scipy (orbits 0-4 only)"
+    fake = [r for r in _rows(rep, system="graphblast-py gpu") if r["status"] == "ok"][0]
+    a = fake["agreement"]
+    assert a["status"] == "disagree" and a["reference"] == "graphblast-py cpu"
+    assert a["first_differences"][0]["vertex"] == 3 and code == 1
