@@ -8,7 +8,7 @@ reference result of its (graph, algorithm).
 * pagerank: L1 distance <= 2 n tol / (1 - damping) (the power-iteration
   stopping rule bounds each run's distance to the fixed point).
 * bc, expm: |x - ref| <= 1e-9 |ref| + 1e-12 (bc), 1e-8 max|ref| (expm).
-* eigvalsh: same count, |λ - ref| <= 1e-6 max|ref|.
+* eigvalsh: same count, |λ - ref| <= 1e-6 max|ref| (with multiplicity).
 
 ``check`` returns a dict: status ("agree"/"disagree"), tolerance (text),
 max_error (float or None), first_differences (up to 5 {vertex, got,
