@@ -22,7 +22,9 @@ _NAMES = ("mxv", "vxm", "mxm", "ewise_add", "ewise_mult", "ewise_union", "apply"
           "extract", "transpose", "kronecker",
           # constructors and conversions that allocate
           "from_coo", "from_csr", "from_dense", "from_scipy", "dup", "to", "to_dense",
-          "to_coo", "to_scipy", "to_dense_form", "to_sparse_form", "resize")
+          "to_coo", "to_scipy", "to_dense_form", "to_sparse_form", "resize",
+          # a property that allocates: the lazily built transpose
+          "T")
 
 
 def _shape(x):
@@ -61,7 +63,11 @@ def install(*classes):
     for cls in classes:
         for name in _NAMES:
             f = cls.__dict__.get(name)
-            if isinstance(f, classmethod):
+            if isinstance(f, property):          # A.T builds the transpose lazily
+                if f.fget is not None and not getattr(f.fget, "_gb_oom_wrapped", False):
+                    setattr(cls, name, property(_wrap(cls.__name__, name, f.fget), f.fset,
+                                                f.fdel, f.__doc__))
+            elif isinstance(f, classmethod):
                 if not getattr(f.__func__, "_gb_oom_wrapped", False):
                     setattr(cls, name, classmethod(_wrap(cls.__name__, name, f.__func__)))
             elif callable(f) and not getattr(f, "_gb_oom_wrapped", False):

@@ -781,3 +781,17 @@ def test_gpu_out_of_memory_mid_algorithm(alg):
     finally:
         pool.set_limit(size=0)
     assert snapshot(A) == before
+
+
+def test_out_of_memory_in_lazy_transpose_names_the_step(monkeypatch):
+    """A.T builds the transpose on first use: an allocation failure there
+    names Matrix.T, and the matrix is unchanged."""
+    from graphblast_py.device import backend_for
+    be = backend_for("cpu")
+    B = gb.Matrix.from_coo([0, 1], [1, 2], 1.0, 3, 3)
+    before = snapshot(B)
+    monkeypatch.setattr(be, "transpose_csr",
+                        lambda *a, **k: (_ for _ in ()).throw(MemoryError("no room")))
+    with pytest.raises(gb.OutOfMemory, match=r"^Matrix\.T \(3 x 3\): out of memory"):
+        B.T
+    assert snapshot(B) == before
