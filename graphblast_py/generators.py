@@ -119,9 +119,9 @@ def kronecker(scale, edge_factor=16, *, seed=0, a=0.57, b=0.19, c=0.19, dtype=bo
     be.check_alloc(nedges * 56 + n * 24, f"kronecker({scale}, {edge_factor})")
     pa, pab, pabc = probs[0], probs[0] + probs[1], probs[0] + probs[1] + probs[2]
     t1, t2, t3 = (min(int(t * 2.0**32), 2**32) for t in (pa, pab, pabc))
-    keys = be.kronecker_keys(stream_key(seed, 1), stream_key(seed, 2), scale, nedges, t1, t2,
-                             t3, permute)
-    return _iso_matrix(be, be.csr_from_edge_keys(keys, n), n, dtype)
+    csr = be.kronecker_csr(stream_key(seed, 1), stream_key(seed, 2), scale, nedges, t1, t2, t3,
+                           permute)
+    return _iso_matrix(be, csr, n, dtype)
 
 
 rmat = kronecker

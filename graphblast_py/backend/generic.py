@@ -614,6 +614,12 @@ class ArrayBackend:
                 return xp.sort(x[first.astype(np.int64)].astype(np.int64))
             total *= 2
 
+    def kronecker_csr(self, key_edges, key_labels, scale, nedges, t1, t2, t3, permute):
+        """CSR (indptr, indices) of the Kronecker graph of :meth:`kronecker_keys`."""
+        return self.csr_from_edge_keys(
+            self.kronecker_keys(key_edges, key_labels, scale, nedges, t1, t2, t3, permute),
+            1 << scale)
+
     def kronecker_keys(self, key_edges, key_labels, scale, nedges, t1, t2, t3, permute):
         """Edge keys (unsorted int64 ``row << scale | col``, both directions,
         self-loops dropped or set to ``n*n``) of a Kronecker graph: the R-MAT

@@ -375,16 +375,24 @@ class CPUBackend(ArrayBackend):
                    ii, jj)
         return ii, jj
 
-    def kronecker_keys(self, key_edges, key_labels, scale, nedges, t1, t2, t3, permute):
-        """The generic definition fused into one parallel pass (numba):
-        endpoints, relabelling and both keys of every edge (self-loops get
-        the key n*n, dropped by csr_from_edge_keys)."""
-        from .generators import kronecker_keys
-        perm = self.random_labels(key_labels, scale) if permute else np.zeros(1, np.int64)
-        keys = np.empty(2 * nedges, dtype=np.int64)
-        kronecker_keys(np.uint64(key_edges), scale, nedges, np.uint64(t1), np.uint64(t2),
-                       np.uint64(t3), perm, permute, keys)
-        return keys
+    def kronecker_csr(self, key_edges, key_labels, scale, nedges, t1, t2, t3, permute):
+        """The generic definition with one key per undirected edge: a fused
+        parallel pass (endpoints, relabelling, key), a sort of those keys and
+        a counting pass that writes both directions (numba); half the keys
+        to sort and to allocate, which is what costs most here."""
+        from .generators import kronecker_upper, upper_to_symmetric_csr
+        perm = self.random_labels(key_labels, scale) if permute else _placeholder(np.dtype(np.int64))
+        keys = np.empty(nedges, dtype=np.int64)
+        kronecker_upper(np.uint64(key_edges), scale, nedges, np.uint64(t1), np.uint64(t2),
+                        np.uint64(t3), perm, permute, keys)
+        keys.sort()
+        n = 1 << scale
+        counts = np.zeros(n + 1, dtype=np.int64)
+        nu = upper_to_symmetric_csr(keys, scale, counts, counts[:0], False)
+        np.cumsum(counts, out=counts)
+        indices = np.empty(2 * nu, dtype=dtypes.index_dtype(n))
+        upper_to_symmetric_csr(keys[:nu], scale, counts, indices, True)
+        return counts.astype(dtypes.index_dtype(max(n, 2 * nu)), copy=False), indices
 
     def csr_from_edge_keys(self, keys, n):
         """Sort in place, then dedupe and build the CSR in one numba pass (no

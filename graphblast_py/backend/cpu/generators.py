@@ -56,9 +56,9 @@ def label_keys(key, scale, out):
 
 
 @njit(cache=True, parallel=True)
-def kronecker_keys(key, scale, nedges, t1, t2, t3, perm, permute, keys):
-    """keys[2e], keys[2e+1] = (i << scale | j), (j << scale | i) for edge e
-    (labels through perm when permute), n*n for a self-loop."""
+def kronecker_upper(key, scale, nedges, t1, t2, t3, perm, permute, keys):
+    """keys[e] = min(i, j) << scale | max(i, j) for edge e (labels through
+    perm when permute), n*n for a self-loop: one key per undirected edge."""
     one = np.uint64(1)
     loop = np.int64(1) << np.int64(2 * scale)
     for e in prange(nedges):
@@ -81,11 +81,52 @@ def kronecker_keys(key, scale, nedges, t1, t2, t3, perm, permute, keys):
             i = perm[i]
             j = perm[j]
         if i == j:
-            keys[2 * e] = loop
-            keys[2 * e + 1] = loop
+            keys[e] = loop
+        elif i < j:
+            keys[e] = (np.int64(i) << scale) | j
         else:
-            keys[2 * e] = (np.int64(i) << scale) | j
-            keys[2 * e + 1] = (np.int64(j) << scale) | i
+            keys[e] = (np.int64(j) << scale) | i
+
+
+@njit(cache=True)
+def upper_to_symmetric_csr(keys, scale, indptr, indices_of, fill):
+    """From sorted upper keys (lo << scale | hi, lo < hi; keys >= n*n are
+    loops): with fill=False, compact the distinct keys to the front, count
+    each row's entries into indptr[1:] and return their number; with
+    fill=True write the symmetric CSR's column indices: row r holds its
+    lower entries (from keys with hi = r, ascending lo) and then its upper
+    ones (lo = r, ascending hi), so each row comes out sorted."""
+    n = np.int64(1) << scale
+    mask = n - 1
+    if not fill:
+        limit = n * n
+        nu = 0
+        prev = np.int64(-1)
+        for t in range(keys.shape[0]):
+            k = keys[t]
+            if k >= limit:
+                break
+            if k == prev:
+                continue
+            prev = k
+            keys[nu] = k
+            nu += 1
+            indptr[(k >> scale) + 1] += 1
+            indptr[(k & mask) + 1] += 1
+        return nu
+    pos = indptr[:-1].copy()
+    nu = indices_of.shape[0] // 2
+    for t in range(nu):                       # lower parts, row = hi
+        k = keys[t]
+        r = k & mask
+        indices_of[pos[r]] = k >> scale
+        pos[r] += 1
+    for t in range(nu):                       # upper parts, row = lo
+        k = keys[t]
+        r = k >> scale
+        indices_of[pos[r]] = k & mask
+        pos[r] += 1
+    return nu
 
 
 @njit(cache=True)
