@@ -381,7 +381,8 @@ class CPUBackend(ArrayBackend):
         a counting pass that writes both directions (numba); half the keys
         to sort and to allocate, which is what costs most here."""
         from .generators import kronecker_upper, upper_to_symmetric_csr
-        perm = self.random_labels(key_labels, scale) if permute else _placeholder(np.dtype(np.int64))
+        perm = self.random_labels(key_labels, scale) if permute else \
+            _placeholder(np.dtype(np.int64))
         keys = np.empty(nedges, dtype=np.int64)
         kronecker_upper(np.uint64(key_edges), scale, nedges, np.uint64(t1), np.uint64(t2),
                         np.uint64(t3), perm, permute, keys)
