@@ -78,20 +78,24 @@ def ref(fn, *args, **kw):
 @st.composite
 def refs(draw, shape, dtype=None):
     """A random Ref: random, full or empty structure, small integer values;
-    in about one object of four some values are the type's special values."""
+    in about one object of four some values are the type's special values.
+    Every element is drawn on its own (``fill=st.nothing()``): with
+    Hypothesis' default fill most elements of an array repeat one value, and
+    then a - b and b - a agree -- swapped operands went unnoticed."""
     dt = draw(st.sampled_from(DTYPES)) if dtype is None else np.dtype(dtype)
     fill = draw(st.sampled_from(["random", "random", "random", "full", "empty"]))
     if fill == "random":
-        present = draw(hnp.arrays(bool, shape))
+        present = draw(hnp.arrays(bool, shape, elements=st.booleans(), fill=st.nothing()))
     else:
         present = np.full(shape, fill == "full")
     if dt == bool:
-        vals = draw(hnp.arrays(bool, shape))
+        vals = draw(hnp.arrays(bool, shape, elements=st.booleans(), fill=st.nothing()))
     else:
-        vals = draw(hnp.arrays(np.int8, shape, elements=small_ints)).astype(dt)
+        vals = draw(hnp.arrays(np.int8, shape, elements=small_ints, fill=st.nothing())).astype(dt)
         if draw(st.integers(0, 3)) == 3:
             sv = special_values(dt)
-            pick = draw(hnp.arrays(np.int8, shape, elements=st.integers(-1, len(sv) - 1)))
+            pick = draw(hnp.arrays(np.int8, shape, elements=st.integers(-1, len(sv) - 1),
+                                   fill=st.nothing()))
             vals = np.where(pick >= 0, sv[np.maximum(pick, 0)], vals).astype(dt)
     vals[~present] = 0
     return R.Ref(vals, present)
