@@ -10,10 +10,13 @@ by a device synchronisation.  Prints one row per (generator, size, device).
     python3 benchmarks/generators.py --scales 20 22 --devices gpu --repeat 5
     python3 benchmarks/generators.py --grids 1000 --er 1000000:8000000
 
-Baseline (hand-written, 2-core shared host, load average ~5 from other
-jobs, so +-30%): before the counter-based rewrite kronecker(16/18/20) took
-0.48 / 4.4 / 14.2 s; after it 0.13 / 0.74 / 2.8 s (same machine, same load,
-interleaved runs).  Target on an H100: kronecker(22) <= 1 s.
+Baseline (hand-written; a 2-core host shared with other jobs, load average
+3.5-6, so single runs vary up to 3x; old and new code run interleaved, one
+fresh process per call): before the device/counter-based rewrite
+kronecker(16 / 18 / 20) took 0.36-1.06 / 2.5-4.4 / 7.6-16.4 s, after it
+0.13-0.14 / 0.31-0.74 / 1.5-4.2 s; erdos_renyi(10**6, nedges=8 * 10**6) 30 s
+before, 2-4.2 s after.  Target on an H100: kronecker(22) <= 1 s (not yet
+measured).
 """
 import argparse
 import statistics
