@@ -53,6 +53,7 @@ SUITES = {
     "ops-mxm": SEM + ["tests/test_vs_graphblas.py"],
     "cpu": ["tests/test_direction.py", "tests/test_semantics.py"],
     "spgemm": ["tests/test_semantics.py", "tests/test_cpu_spgemm.py"],
+    "objects": ["tests/test_objects.py", "tests/test_direction.py"],
     "io": ["tests/test_io.py"],
     "alg": ["tests/test_alg_families.py", "tests/test_alg_traversal.py",
             "tests/test_alg_pagerank_tc.py"],
@@ -159,7 +160,7 @@ MUTATIONS = [
      "pres = None if bool(rowpres.all()) else", "pres = None if True else", "ops-mxm"),
     # ------------------------------------------------------------ backend/cpu/backend.py
     ("cpu-second-reduce-end", CPU + "backend.py",
-     "ends[:-1] = starts[1:] - 1", "ends[:-1] = starts[1:]", "cpu"),
+     "ends[:-1] = starts[1:] - 1", "ends[:-1] = starts[1:]", "objects"),   # dup_op=second
     ("cpu-reduce-min-nan-wins", CPU + "backend.py",
      'f = (np.fmin if name == "min" else np.fmax) if vals.dtype.kind == "f" else',
      'f = (np.minimum if name == "min" else np.maximum) if vals.dtype.kind == "f" else', "cpu"),
