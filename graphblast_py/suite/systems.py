@@ -258,11 +258,11 @@ def tree_depths(parents, root):
 
 def scipy_eigvalsh(S, k):
     """The k largest eigenvalues counted with multiplicity (as ``eigsh``),
-    ascending: dense LAPACK up to 2500 vertices, else ARPACK ``eigsh`` for
+    ascending: dense LAPACK up to 300 vertices, else ARPACK ``eigsh`` for
     k + 4 values (a little room for repeated ones) of which the top k are kept."""
     n = S.shape[0]
     A = S.astype(np.float64)
-    if n <= 2500:
+    if n <= 300:
         vals = np.linalg.eigvalsh(A.toarray())
     else:
         from scipy.sparse.linalg import eigsh
