@@ -9,10 +9,11 @@ Every generator returns an iso :class:`~graphblast_py.Matrix` (``dtype=bool``
 by default, value ``True``; another ``dtype`` gives value 1) holding the
 adjacency structure without self-loops or duplicate edges; undirected graphs
 are symmetric.  Kronecker, grid and Erdos-Renyi graphs are generated on the
-requested ``device`` with vectorised array code (backend methods; one pass
-per label bit at most, never a loop per edge), deduplicated and symmetrised
-by a sort on the device; the random geometric graph is built on the host
-(SciPy's cKDTree) and moved.
+requested ``device`` by backend methods (array expressions, one pass per two
+label bits at most, on the GPU; fused numba kernels on the CPU; never a
+Python loop per edge), deduplicated and symmetrised by a sort on the device;
+the random geometric graph's pairs are found on the host (SciPy's cKDTree)
+and the matrix is built on the device.
 
 Random numbers: a counter-based stream, identical on the CPU and the GPU, so
 a seed gives the same graph on either device.  With ``mix64`` splitmix64's
