@@ -496,3 +496,19 @@ def test_fglt_devices_cross_checked_on_all_orbits(tmp_path, extra):
     a = fake["agreement"]
     assert a["status"] == "disagree" and a["reference"] == "graphblast-py cpu"
     assert a["first_differences"][0]["vertex"] == 3 and code == 1
+
+
+def test_known_answers_karate(tmp_path):
+    """Zachary's karate club (tests/data): 45 triangles, one component; the
+    result summaries in the JSON carry them for every system."""
+    from pathlib import Path
+    karate = Path(__file__).resolve().parent / "data" / "karate.mtx"
+    code, rep = _run(tmp_path, "--graphs", str(karate), "--algorithms", "tc,cc,pagerank",
+                     "--repeat", "1", "--no-plots")
+    assert code == 0, rep["problems"]
+    assert rep["graphs"][0]["n"] == 34 and rep["graphs"][0]["edges"] == 78
+    tcs = _rows(rep, algorithm="tc", status="ok")
+    assert len(tcs) >= 2 and all(r["summary"] == {"triangles": 45} for r in tcs)
+    assert all(r["summary"] == {"components": 1} for r in _rows(rep, algorithm="cc"))
+    for r in _rows(rep, algorithm="pagerank", status="ok"):
+        assert abs(r["summary"]["sum"] - 1) < 1e-9

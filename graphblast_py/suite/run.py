@@ -113,6 +113,36 @@ def _gb(x):
     return f"{x / 2**30:.2f} GiB"
 
 
+def summary(alg, res):
+    """A few numbers describing a result (for the JSON file; the results
+    themselves are not stored)."""
+    import numpy as np
+    if res is None:
+        return None
+    try:
+        if alg == "bfs":
+            lv = res["levels"]
+            return {"reached": int((lv >= 0).sum()), "depth": int(lv.max()) if lv.size else 0}
+        if alg == "sssp":
+            fin = np.isfinite(res)
+            return {"reached": int(fin.sum()),
+                    "max_distance": float(res[fin].max()) if fin.any() else 0.0}
+        if alg == "tc":
+            return {"triangles": int(res)}
+        if alg == "cc":
+            return {"components": int(np.unique(res).size)}
+        if alg in ("pagerank", "bc", "expm"):
+            x = np.asarray(res, dtype=np.float64)
+            return {"sum": float(x.sum()), "max": float(x.max()) if x.size else 0.0}
+        if alg == "eigvalsh":
+            return {"eigenvalues": [float(v) for v in res]}
+        if alg == "fglt":
+            return {"column_sums": [int(v) for v in np.asarray(res).sum(axis=0)]}
+    except Exception:  # noqa: BLE001 - a summary is informative only
+        return None
+    return None
+
+
 class Runner:
     def __init__(self, specs=None, algorithms=None, devices=None, systems=None, repeat=3,
                  budget=20.0, nx_max_nnz=200_000, nx_max_nnz_bc=40_000, progress=None,
@@ -166,7 +196,7 @@ class Runner:
         rec = {"graph": g.name, "algorithm": alg, "system": s.name, "device": s.device,
                "status": "ok", "note": "", "load_s": None, "warmup_s": None, "times_s": [],
                "median_s": None, "min_s": None, "repeats": 0, "teps": None,
-               "agreement": None}
+               "agreement": None, "summary": None}
         cap = "skipped: empty graph (no vertices)" if g.n == 0 else s.cap_note(alg, g)
         if cap:
             rec.update(status="skipped", note=cap)
@@ -215,6 +245,7 @@ class Runner:
         except Exception as e:  # noqa: BLE001 - a failing system is a row, not a crash
             rec.update(status="failed", note=f"{stage}: {fmt_exc(e)}")
             return rec, None
+        rec["summary"] = summary(alg, result)
         ts = rec["times_s"]
         rec["repeats"] = len(ts)
         if ts:
