@@ -208,6 +208,10 @@ def test_bad_arguments_are_clear(tmp_path, capsys):
         main(["compare", "--algorithms", "bfs,nope", "--out", str(tmp_path)])
     assert e.value.code == 2
     assert "unknown nope" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as e:
+        main(["compare", "--systems", "scipy,sci-py", "--out", str(tmp_path)])
+    assert e.value.code == 2
+    assert "unknown sci-py" in capsys.readouterr().err
     code, rep = _run(tmp_path, "--graphs", "notagraph:3", "--algorithms", "bfs", "--no-plots")
     assert code == 1
     assert "neither a generator spec nor an existing file" in rep["graphs"][0]["error"]

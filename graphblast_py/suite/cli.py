@@ -119,6 +119,16 @@ def _check_args(args, p):
         bad = [d for d in args.devices if d not in ("cpu", "gpu")]
         if bad:
             p.error(f"--devices: unknown {', '.join(bad)}; choose from cpu,gpu")
+    wanted = getattr(args, "systems", None)
+    if wanted:
+        from .systems import all_systems
+        known = set()
+        for sy in all_systems():
+            known |= {sy.name, sy.name.split()[0]}
+        bad = [w for w in wanted if w not in known]
+        if bad:
+            p.error(f"--systems: unknown {', '.join(bad)}; choose from "
+                    + ",".join(sorted(known)))
     if args.repeat < 0:
         p.error("--repeat must be >= 0")
     if args.budget is not None and args.budget < 0:
