@@ -29,11 +29,11 @@ Repeated eigenvalues.  One start vector sees each eigenspace through one
 direction only, so plain Lanczos (and ARPACK, often) returns an eigenvalue
 of multiplicity r fewer than r times.  Here (1) a block that loses rank (it
 met an invariant subspace, as on a complete graph) is refilled with random
-vectors orthogonal to the basis; (2) once the wanted pairs have converged,
-they are kept and the basis is refilled from a fresh random block for one
-more cycle, in which a missed copy shows up as a Ritz value more wanted than
-the converged set -- then the iteration goes on, and the check repeats; (3)
-``block=b`` sees an eigenvalue up to b times from the start.  Measured: the
+vectors orthogonal to the basis; (2) once the wanted pairs have converged
+(and unless ``verify=False``), they are kept and the basis is refilled from
+a fresh random block for one more round, which must converge one pair more than wanted (the extra one
+to √tol): a missed copy shows up there as a Ritz value more wanted than the
+converged set -- then the round repeats; (3) ``block=b`` sees an eigenvalue up to b times from the start.  Measured: the
 top 6 of two disjoint 20×20 grids (3.8888 four times) come back right where
 SciPy's ``eigsh`` returns it three times.  Graphs with
 n ≤ 2(ncv + block) (or 64) are solved densely.
@@ -60,7 +60,7 @@ WHICH = ("LA", "SA", "LM", "BE")
 
 
 def eigvalsh(A, k=6, which="LA", *, return_eigenvectors=False, tol=1e-12, block=1, ncv=None,
-             max_restarts=1000, seed=0):
+             max_restarts=1000, seed=0, verify=True):
     """The k wanted eigenvalues of the symmetric Matrix A (ascending NumPy
     array), or ``(w, X)`` with ``return_eigenvectors=True``.  See the module."""
     if which not in WHICH:
@@ -79,7 +79,8 @@ def eigvalsh(A, k=6, which="LA", *, return_eigenvectors=False, tol=1e-12, block=
     ncv = -(-ncv // block) * block                       # whole blocks
     w, X, _ = extreme_eigenpairs(A, int(k), which, tol=max(tol, 1e-15), block=block, ncv=ncv,
                                  max_restarts=max_restarts, seed=seed,
-                                 vectors=return_eigenvectors)
+                                 vectors=return_eigenvectors,
+                                 verify=check_bool(verify, "eigvalsh", "verify"))
     return (w, X) if return_eigenvectors else w
 
 

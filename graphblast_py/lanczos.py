@@ -129,7 +129,8 @@ def apply_scale(y, s):
     return Vector.from_dense(out, dtype=y.dtype, device=y.device)
 
 
-def extreme_eigenpairs(A, k, which, *, tol, block, ncv, max_restarts, seed, vectors):
+def extreme_eigenpairs(A, k, which, *, tol, block, ncv, max_restarts, seed, vectors,
+                       verify=True):
     """(values ascending as a NumPy array, n×k dense Matrix or None, info
     dict) for the k wanted eigenpairs of the symmetric float64 Matrix A."""
     be = A._be
@@ -148,7 +149,7 @@ def extreme_eigenpairs(A, k, which, *, tol, block, ncv, max_restarts, seed, vect
     op = sparse_operator(A)
     try:
         r = _krylov.krylov_schur(be.xp, op, n, np.float64, k, which, tol, block, ncv,
-                                 max_restarts, rng, be.to_host, vectors)
+                                 max_restarts, rng, be.to_host, vectors, verify)
     except _krylov._NoConvergence as e:
         raise ConvergenceError(
             f"eigvalsh: the {k} wanted Ritz pairs did not converge to tol={tol:g} within "

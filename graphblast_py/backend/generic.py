@@ -480,6 +480,11 @@ class ArrayBackend:
         out[rows[starts]] = self.segment_reduce(semiring.monoid, p, starts)
         return out, pres
 
+    def lanczos_fused(self):
+        """Fused kernels for a one-set Lanczos step, or None: the array
+        expressions of ``backend/krylov.py`` are used as they are."""
+        return None
+
     # ------------------------------------------------------------ tridiagonal eigenvalues
     def sturm_count(self, d, e2, x, pivmin):
         """For every shift ``x[k]``: the number of eigenvalues of the symmetric

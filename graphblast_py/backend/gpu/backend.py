@@ -160,6 +160,11 @@ class GPUBackend(ArrayBackend):
             return _csp.csr_matrix((vals, indices.astype(np.int32), indptr.astype(np.int32)),
                                    shape=shape)
 
+    def lanczos_fused(self):
+        """Fused kernels for a one-set Lanczos step (``gpu/krylov.py``)."""
+        from .krylov import FusedLanczos
+        return FusedLanczos()
+
     def bisect_intervals(self, d, e2, k, a, b, pivmin, iters, atol):
         """Sturm bisection, one CUDA thread per eigenvalue index (``sturm.py``)."""
         from .sturm import bisect_intervals
