@@ -363,6 +363,36 @@ def _assert_ref(got, want, structure_only, what):
     assert not msg, f"{what}: {msg}\n got      {got}\n expected {want}"
 
 
+@pytest.mark.parametrize("dt", ["int8", "int16", "uint8", "uint16", "uint32"])
+@pytest.mark.parametrize("name", ["plus_times", "times_times", "min_plus", "max_times",
+                                  "plus_minus", "times_plus"])
+def test_narrow_and_unsigned_wrap_in_every_path(device, dt, name):
+    """Products and sums of narrow and unsigned integers wrap in their own
+    type on every path -- push, pull, saxpy, dot -- as in the reference model
+    (numba widens uint16 products to 64 bits: 65535 * 65535 must not be 0)."""
+    add, mult = name.split("_")
+    dt = np.dtype(dt)
+    info = np.iinfo(dt)
+    rng = np.random.default_rng(zlib.crc32(f"{name}/{dt}".encode()))
+    pool = np.array([info.max, info.max - 1, info.min, 2, 3, 1, info.max // 2 + 1], dtype=dt)
+    present = rng.random((9, 8)) < 0.6
+    A_r = R.Ref(np.where(present, rng.choice(pool, (9, 8)), 0).astype(dt), present)
+    u_r = R.Ref(rng.choice(pool, 8).astype(dt), rng.random(8) < 0.8)
+    u_r.vals[~u_r.present] = 0
+    A, u = R.to_lib(A_r, "sparse", device), R.to_lib(u_r, "sparse", device)
+    want = R.mxv(A_r, u_r, add, mult)
+    for direction in ("push", "pull"):
+        _assert_ref(R.from_lib(A.mxv(u, gb.semiring[name], direction=direction)), want, False,
+                    (name, str(dt), direction))
+    U_r = R.Ref(u_r.vals[:, None].copy(), u_r.present[:, None].copy())
+    U = R.to_lib(U_r, "sparse", device)
+    full = gb.Matrix.from_dense(np.ones((9, 1), bool), device=device)
+    want = R.mxm(A_r, U_r, add, mult)
+    for method, mask in (("saxpy", None), ("dot", full.S)):
+        _assert_ref(R.from_lib(A.mxm(U, gb.semiring[name], method=method, mask=mask)), want,
+                    False, (name, str(dt), method))
+
+
 # ---------------------------------------------------------------- SpMM
 @pytest.mark.parametrize("width", [1, 2, 7, 32])
 def test_spmm_matches_scipy(device, width):

@@ -609,3 +609,114 @@ def test_empty_objects_every_monoid(device, add, dt):
         assert w.nvals == 0 and w.dtype == st_ and w.size == 3
     C = E.mxm(gb.Matrix(dt, 4, 2, device=device), sr)
     assert C.nvals == 0 and C.dtype == st_ and C.shape == (3, 2)
+
+
+ORDERED_OPS = ["minus", "rminus", "div", "first", "second", "lt", "ge", "firsti", "secondj"]
+
+
+def _distinct(shape, seed, dtype=np.int64, density=0.7):
+    """A Ref with distinct non-zero values (so op(a, b) != op(b, a))."""
+    rng = np.random.default_rng(seed)
+    present = rng.random(shape) < density
+    vals = (rng.permutation(int(np.prod(shape))).reshape(shape) + 2).astype(dtype)
+    vals[~present] = 0
+    return R.Ref(vals, present)
+
+
+@pytest.mark.parametrize("op", ORDERED_OPS)
+def test_operand_order_every_form(device, op):
+    """ewise_add / ewise_mult / ewise_union / apply / kronecker with operators
+    whose operand order matters, on every storage form of both operands
+    (vectors sparse, dense with holes, full dense; matrices sparse, iso,
+    dense) -- including the full-dense-vector fast path."""
+    for shape, forms in (((7,), ("sparse", "dense", "full")),
+                         ((4, 5), ("sparse", "iso", "dense"))):
+        a_r, b_r = _distinct(shape, 1), _distinct(shape, 2)
+        full_a = R.Ref(a_r.vals + 1, np.ones(shape, bool))
+        full_b = R.Ref(b_r.vals + 3, np.ones(shape, bool))
+        for fa in forms:
+            for fb in forms:
+                x_r = full_a if fa == "full" else R.make_iso(a_r, 5) if fa == "iso" else a_r
+                y_r = full_b if fb == "full" else R.make_iso(b_r, 2) if fb == "iso" else b_r
+                x = R.to_lib(x_r, "dense" if fa == "full" else fa, device)
+                y = R.to_lib(y_r, "dense" if fb == "full" else fb, device)
+                binop = gb.binary[op]
+                for what, got, want in (
+                        ("ewise_add", x.ewise_add(y, binop), R.ewise_add(x_r, y_r, op)),
+                        ("ewise_mult", x.ewise_mult(y, binop), R.ewise_mult(x_r, y_r, op)),
+                        ("ewise_union", x.ewise_union(y, binop, 3, 4),
+                         R.ewise_union(x_r, y_r, op, 3, 4)),
+                        ("apply left", x.apply(binop, left=3), R.apply_binary(x_r, op, left=3)),
+                        ("apply right", x.apply(binop, right=3),
+                         R.apply_binary(x_r, op, right=3))):
+                    msg = R.equal(R.from_lib(got), want)
+                    assert not msg, f"{what} {op} {fa}/{fb}: {msg}"
+                if len(shape) == 2:
+                    xs, ys = x.extract([0, 2], [1, 3, 4]), y.extract([3, 1], [0, 2])
+                    want = R.kronecker(R.extract(x_r, ([0, 2], [1, 3, 4])),
+                                       R.extract(y_r, ([3, 1], [0, 2])), op)
+                    msg = R.equal(R.from_lib(xs.kronecker(ys, binop)), want)
+                    assert not msg, f"kronecker {op} {fa}/{fb}: {msg}"
+
+
+@pytest.mark.parametrize("add", REDUCE_MONOIDS)
+def test_reduce_every_form(device, add):
+    """reduce_scalar / reduce_rowwise / reduce_columnwise of every storage form
+    (an iso matrix included: plus over k copies of v is k*v, not v)."""
+    base = _distinct((5, 6), 3, np.int64, 0.6)
+    for dt in (np.dtype(np.int64), np.dtype(np.float64), np.dtype(bool)):
+        for form in R.MATRIX_FORMS:
+            r = R.Ref(base.vals.astype(dt), base.present)
+            if form == "iso":
+                r = R.make_iso(r, dt.type(3) if dt != bool else True)
+            A = R.to_lib(r, form, device)
+            want = R.reduce_scalar(r, add)
+            got = A.reduce_scalar(gb.monoid[add])
+            if add != "any":
+                assert got == want.item(), (add, dt, form, got, want)
+            for lib, ref_ in ((A.reduce_rowwise(gb.monoid[add]), R.reduce_rowwise(r, add)),
+                              (A.reduce_columnwise(gb.monoid[add]),
+                               R.reduce_columnwise(r, add))):
+                got_r = R.from_lib(lib)
+                if add == "any":
+                    got_r, ref_ = (R.Ref(np.zeros_like(q.vals), q.present) for q in (got_r, ref_))
+                msg = R.equal(got_r, ref_)
+                assert not msg, (add, dt, form, msg)
+        for form in ("sparse", "dense"):
+            v_r = R.Ref(base.vals[0].astype(dt), base.present[0])
+            got = R.to_lib(v_r, form, device).reduce(gb.monoid[add])
+            if add != "any":
+                assert got == R.reduce_scalar(v_r, add).item(), (add, dt, form)
+
+
+@pytest.mark.parametrize("name", ["plus_times", "min_plus", "max_first", "plus_minus",
+                                  "times_second", "any_pair", "min_secondi"])
+def test_mxm_every_method_and_form(device, name):
+    """mxm by every method (saxpy, dot, spmm, auto) and storage form of both
+    operands, against the reference; A has empty rows and columns."""
+    add, mult = name.split("_")
+    A_r = _distinct((6, 5), 4, np.int64, 0.5)
+    A_r.present[[1, 4]] = False
+    A_r.present[:, 2] = False
+    A_r.vals[~A_r.present] = 0
+    B_r = _distinct((5, 4), 5, np.int64, 0.6)
+    F_r = R.Ref(_distinct((5, 4), 6).vals + 1, np.ones((5, 4), bool))
+    M_r = _distinct((6, 4), 7, np.int64, 0.5)
+    M = R.to_lib(M_r, "sparse", device)
+    for fa in R.MATRIX_FORMS:
+        Ar = R.make_iso(A_r, 3) if fa == "iso" else A_r
+        A = R.to_lib(Ar, fa, device)
+        for Br, fb in ((B_r, "sparse"), (R.make_iso(B_r, 2), "iso"), (B_r, "dense"),
+                       (F_r, "dense")):
+            B = R.to_lib(Br, fb, device)
+            T = R.mxm(Ar, Br, add, mult)
+            methods = [("auto", None), ("saxpy", None), ("saxpy", M.S), ("dot", M.S)]
+            if Br.nvals == Br.vals.size:
+                methods.append(("spmm", None))
+            for method, mask in methods:
+                want = T if mask is None else R.write(None, T, R.mask_array(M_r, True, False))
+                got = R.from_lib(A.mxm(B, gb.semiring[name], method=method, mask=mask))
+                if add == "any":
+                    got, want = (R.Ref(np.zeros_like(q.vals), q.present) for q in (got, want))
+                msg = R.equal(got, want)
+                assert not msg, f"{name} {method} {fa}/{fb} mask={mask is not None}: {msg}"
