@@ -764,22 +764,28 @@ def test_out_of_memory_inside_an_algorithm_names_the_step(monkeypatch):
 @pytest.mark.gpu
 @pytest.mark.parametrize("alg", ["bfs", "pagerank", "triangle_count"])
 def test_gpu_out_of_memory_mid_algorithm(alg):
-    """GPU: a CuPy memory pool limited to what the inputs already use plus
-    64 KiB; the algorithm's first large temporary fails.  Expect OutOfMemory
-    naming the framework call, and the input unchanged."""
+    """GPU: an allocator that grants 64 KiB more and then fails (CuPy's own
+    OutOfMemoryError); the algorithm's first large temporary fails.  Expect
+    OutOfMemory naming the framework call, and the input unchanged."""
     import cupy
     G = nx.gnm_random_graph(20000, 100000, seed=1)
     A = gb.io.from_networkx(G, weight=None, device="gpu")
     before = snapshot(A)
     pool = cupy.get_default_memory_pool()
     cupy.cuda.Device().synchronize()
-    pool.free_all_blocks()                       # no cached free blocks under the limit
-    pool.set_limit(size=pool.used_bytes() + (64 << 10))
+    left = [64 << 10]
+
+    def alloc(size):
+        if size > left[0]:
+            raise cupy.cuda.memory.OutOfMemoryError(size, left[0], left[0])
+        left[0] -= size
+        return pool.malloc(size)
+    cupy.cuda.set_allocator(alloc)
     try:
         with pytest.raises(gb.OutOfMemory, match=r"(Matrix|Vector)\.\w+ \(.*\): out of memory"):
             ALGORITHMS[alg](A)
     finally:
-        pool.set_limit(size=0)
+        cupy.cuda.set_allocator(pool.malloc)
     assert snapshot(A) == before
 
 

@@ -479,15 +479,17 @@ def _load_script(name):
 
 
 class CupyBaselines(System):
-    """Hand-written CuPy kernels of benchmarks/cupy_baselines.py and
-    benchmarks/cupy_lanczos.py (source checkout only)."""
+    """Hand-written CuPy kernels of benchmarks/cupy_baselines.py (source
+    checkout only)."""
     name = "cupy-baselines"
     device = "gpu"
-    algorithms = ("bfs", "pagerank", "tc", "cc", "expm")
+    # benchmarks/cupy_lanczos.py's plain Lanczos is a speed baseline only
+    # (benchmarks/spectral.py): it is accurate normwise, not per entry, so on
+    # a graph with small components it disagrees with the reference by design
+    algorithms = ("bfs", "pagerank", "tc", "cc")
     FUNCS = {"bfs": ("cupy_baselines", "bfs_levels"), "pagerank": ("cupy_baselines", "pagerank"),
              "tc": ("cupy_baselines", "triangle_count"),
-             "cc": ("cupy_baselines", "connected_components"),
-             "expm": ("cupy_lanczos", "expm_multiply")}
+             "cc": ("cupy_baselines", "connected_components")}
 
     def __init__(self):
         self._mods = {}
@@ -534,10 +536,6 @@ class CupyBaselines(System):
             return f(ip, ix, damping=p["damping"], tol=p["tol"], max_iter=p["max_iter"])
         if alg in ("tc", "cc"):
             return f(ip, ix)
-        if alg == "expm":
-            import cupy
-            data = cupy.ones(ix.shape[0], dtype=cupy.float64)
-            return f(ip, ix, data, cupy.ones(g.n, dtype=cupy.float64), expm_t(g), 30)
         raise NotAvailable(alg)
 
     def sync(self):
