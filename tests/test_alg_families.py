@@ -224,3 +224,16 @@ def test_betweenness_families(device, name, directed):
         ref = nx.betweenness_centrality(G, normalized=normalized)
         got = host(betweenness_centrality(A, normalized=normalized, batch_size=7).to_dense())
         np.testing.assert_allclose(got, [ref[i] for i in range(n)], rtol=1e-9, atol=1e-12)
+
+
+def test_sssp_zero_weights(device):
+    """Zero-weight edges (an undirected one, a directed zero cycle): a vertex
+    re-reached at the same distance is not an improvement -- treating it as
+    one never stops and reports a negative cycle."""
+    A = gb.Matrix.from_coo([0, 1, 1, 2], [1, 0, 2, 1], [0.0, 0.0, 2.0, 2.0], 3, 3,
+                           device=device)
+    assert as_dict(sssp(A, 0)) == {0: 0.0, 1: 0.0, 2: 2.0}
+    assert as_dict(sssp(A, 2)) == {0: 2.0, 1: 2.0, 2: 0.0}
+    D = gb.Matrix.from_coo([0, 1, 1, 2], [1, 0, 2, 3], [0.0, 0.0, 5.0, 0.0], 4, 4,
+                           device=device)
+    assert as_dict(sssp(D, 1)) == {0: 0.0, 1: 0.0, 2: 5.0, 3: 5.0}

@@ -691,3 +691,14 @@ def test_byte_order_mark_is_skipped():
         assert A[0, 1] == 3.5 and A.nvals == 1
     E = gb.io.read_edgelist(io.BytesIO(b"\xef\xbb\xbf0 1 2.5\r\n1 0 1\r\n"))
     assert E[0, 1] == 2.5 and E[1, 0] == 1.0
+
+
+def test_edgelist_undirected_self_loop_and_nrows_bound():
+    """An undirected self-loop is one diagonal entry (not mirrored onto itself:
+    with dup_op=plus its weight would double); an id equal to nrows is outside
+    and named with its line (added by the tests helper, issue 18)."""
+    A = gb.io.read_edgelist(io.StringIO("0 0 2\n0 1 1\n"), directed=False, weighted=True,
+                            dup_op=gb.binary.plus)
+    assert A.nvals == 3 and A[0, 0] == 2.0 and A[0, 1] == A[1, 0] == 1.0
+    with pytest.raises(gb.InvalidValue, match=r"line 2: vertex id 3 is outside the 3 vertices"):
+        gb.io.read_edgelist(io.StringIO("0 1\n2 3\n"), nrows=3)
