@@ -30,13 +30,14 @@ direction only, so plain Lanczos (and ARPACK, often) returns an eigenvalue
 of multiplicity r fewer than r times.  Here (1) a block that loses rank (it
 met an invariant subspace, as on a complete graph) is refilled with random
 vectors orthogonal to the basis; (2) once the wanted pairs have converged
-(and unless ``verify=False``), they are kept and the basis is refilled from
-a fresh random block for one more round, which must converge one pair more than wanted (the extra one
-to √tol): a missed copy shows up there as a Ritz value more wanted than the
-converged set -- then the round repeats; (3) ``block=b`` sees an eigenvalue up to b times from the start.  Measured: the
-top 6 of two disjoint 20×20 grids (3.8888 four times) come back right where
-SciPy's ``eigsh`` returns it three times.  Graphs with
-n ≤ 2(ncv + block) (or 64) are solved densely.
+(unless ``verify=False``), they are kept, the basis is refilled from a fresh
+random block, and the iteration goes on until one pair more than wanted has
+converged (the extra one to √tol): a missed copy is the most wanted
+eigenvalue outside the converged set, so it comes out there and displaces
+the k-th -- then the round repeats; (3) ``block=b`` sees an eigenvalue up to
+b times from the start.  Measured: the top 6 of two disjoint 20×20 grids
+(3.8888 four times) come back right where SciPy's ``eigsh`` returns it three
+times.  Graphs with n ≤ 2(ncv + block) (or 64) are solved densely.
 
 After a thick restart H is no longer tridiagonal (the kept Ritz values
 couple to the new block through a full row), so its eigenpairs come from
