@@ -441,3 +441,33 @@ def test_eigvalsh_block2(device, name):
     for which in ("LA", "SA"):
         w = eigvalsh(A, 6, which, block=2)
         assert np.abs(w - dense_truth(S, 6, which, lam)).max() <= 1e-10 * np.abs(lam).max()
+
+
+# ---------------------------------------------------------------- the large sizes (H100)
+@pytest.mark.gpu
+@pytest.mark.slow
+@pytest.mark.parametrize("scale", [14, 16])
+def test_expm_accuracy_contract_large_gpu(scale):
+    S = rmat(scale, seed=scale)
+    A = to_gb(S, "gpu")
+    for t in (0.1, 1.0, 5.0):
+        y, s = total_communicability(A, beta=t, return_log_scale=True)
+        check_contract(S, y, s, t, np.ones(S.shape[0]), nonneg=True)
+
+
+@pytest.mark.gpu
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["kron18", "kron20", "grid300"])
+def test_eigvalsh_large_gpu(name):
+    import cupyx.scipy.sparse.linalg as cla
+    if name == "grid300":
+        A = gb.generators.grid2d(300, 300, dtype="float64", device="gpu")
+    else:
+        A = gb.generators.kronecker(int(name[4:]), seed=1, dtype="float64", device="gpu")
+    w = eigvalsh(A, 6)
+    ref = np.sort(host(cla.eigsh(A.to_scipy(), k=6, which="LA", return_eigenvectors=False)))
+    assert np.abs(w - ref).max() <= 1e-10 * np.abs(ref).max()
+    if name == "grid300":                       # 2 cos(pi i/301) + 2 cos(pi j/301), doubles
+        c = 2 * np.cos(np.pi * np.arange(1, 6) / 301)
+        lam = np.sort((c[:, None] + c[None, :]).ravel())[-6:]
+        assert np.abs(w - lam).max() <= 1e-12 * 4
