@@ -63,6 +63,17 @@ class _OOM:
         return False
 
 
+def _atomic_fill(monoid, out_dtype):
+    """The start value of an accumulator that products are combined into
+    atomically: the identity, except NaN for a float min/max.  Those follow
+    fmin/fmax (a NaN operand loses), so NaN is also an identity for every
+    number -- but an output whose only products are NaN must stay NaN, as a
+    sequential reduction of them does, and fmin(+inf, NaN) would be +inf."""
+    if np.dtype(out_dtype).kind == "f" and not monoid.is_user and monoid.op.name in ("min", "max"):
+        return np.nan
+    return monoid.identity(out_dtype)
+
+
 def _c(a):
     """A C-contiguous device array (raw kernels index flat memory)."""
     return a if a.flags.c_contiguous else cupy.ascontiguousarray(a)
@@ -441,7 +452,7 @@ class GPUBackend(ArrayBackend):
             off[1:] = cupy.cumsum((ip[xi + 1] - ip[xi]).astype(np.int64, copy=False))
             total = int(off[-1])
             if mode == 2:
-                acc = cupy.full(n_out, semiring.monoid.identity(out_dtype), dtype=out_dtype)
+                acc = cupy.full(n_out, _atomic_fill(semiring.monoid, out_dtype), dtype=out_dtype)
             elif mode == 4:
                 acc = cupy.ones(n_out, dtype=out_dtype)
             else:
@@ -563,7 +574,8 @@ class GPUBackend(ArrayBackend):
             a_arg = _c(av) if read_a else self._dummy(ta)
             x_arg = _c(X) if read_x else self._dummy(tx)
             if merge:
-                out = cupy.full((m, ncols), semiring.monoid.identity(out_dtype), dtype=out_dtype)
+                out = cupy.full((m, ncols), _atomic_fill(semiring.monoid, out_dtype),
+                                dtype=out_dtype)
                 nchunks = (nnz + self.SPMM_CHUNK - 1) // self.SPMM_CHUNK
                 self._fn(key, build, "spmm_merge")(
                     _grid(nchunks * ncols), (K.BLOCK,),
