@@ -115,8 +115,10 @@ def _int_div(xp, x, y):
     if dt.kind == "u":
         q = x // ysafe
     else:
-        q = xp.trunc(x.astype(np.float64) / ysafe).astype(dt) if dt.itemsize < 8 else \
-            xp.where((x % ysafe != 0) & ((x < 0) != (ysafe < 0)), x // ysafe + 1, x // ysafe)
+        # truncating division in int64, then the C cast back (wraps: min / -1 = min);
+        # a float detour would saturate on the GPU and give max there
+        xw, yw = (x, ysafe) if dt.itemsize == 8 else (x.astype(np.int64), ysafe.astype(np.int64))
+        q = xp.where((xw % yw != 0) & ((xw < 0) != (yw < 0)), xw // yw + 1, xw // yw).astype(dt)
     if dt.kind == "b":
         return q
     info = np.iinfo(dt)
