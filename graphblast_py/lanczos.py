@@ -97,12 +97,13 @@ def expm_components(A, x, t, labels, *, tol, limit, fixed):
     the entries concerned and the estimated error."""
     be = A._be
     n = A.nrows
-    indptr, indices, values = A._csr(True)
+    indptr, indices, values = A._csr(not A.iso)
+    iso = None if values is not None else float(A.iso_value)
     xv = _dense_values(x, A.dtype)
     lab = _dense_values(labels, np.int64)
     nonneg = t >= 0 and (A.nvals == 0 or reduce_scalar(A, monoid.min) >= 0) and \
         (n == 0 or float(be.xp.min(xv)) >= 0)
-    y, s, st = _krylov.expm_by_components(be, indptr, indices, values, n, xv, lab, t, tol,
+    y, s, st = _krylov.expm_by_components(be, indptr, indices, values, iso, n, xv, lab, t, tol,
                                           limit, fixed, nonneg, sparse_operator(A))
     if st.unconverged_components:
         msg = (f"{st.unconverged_vertices} of {n} entries (in {st.unconverged_components} "

@@ -471,3 +471,19 @@ def test_eigvalsh_large_gpu(name):
         c = 2 * np.cos(np.pi * np.arange(1, 6) / 301)
         lam = np.sort((c[:, None] + c[None, :]).ravel())[-6:]
         assert np.abs(w - lam).max() <= 1e-12 * 4
+
+
+def test_expm_iso_matrix_with_small_components(device):
+    """An iso matrix (no values array) with isolated vertices, edges and a
+    triangle beside a Kronecker graph: the small-component path reads the
+    iso value."""
+    K = gb.generators.kronecker(10, seed=3, dtype="float64")
+    S = sp.block_diag([K.to_scipy(), sp.csr_matrix(np.ones((3, 3)) - np.eye(3)),
+                       sp.csr_matrix(np.array([[0.0, 1.0], [1.0, 0.0]])),
+                       sp.csr_matrix((4, 4))]).tocsr().astype(np.float64)
+    r, c = S.nonzero()
+    A = gb.Matrix.from_coo(r, c, 1.0, *S.shape, device=device)
+    assert A.iso
+    for t in (0.5, 3.0):
+        y, s = total_communicability(A, beta=t, return_log_scale=True)
+        check_contract(S, y, s, t, np.ones(S.shape[0]), nonneg=True)
