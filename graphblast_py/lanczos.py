@@ -156,6 +156,9 @@ def extreme_eigenpairs(A, k, which, *, tol, block, ncv, max_restarts, seed, vect
             f"eigvalsh: the {k} wanted Ritz pairs did not converge to tol={tol:g} within "
             f"max_restarts={max_restarts} restarts (relative residuals: "
             f"{np.array2string(e.residuals, precision=2)}); raise ncv or max_restarts") from None
+    except _krylov._Exhausted:
+        raise ConvergenceError(f"eigvalsh: the Krylov basis spans the whole {n}-dimensional "
+                               "space without converging; lower ncv") from None
     X = None
     if vectors:
         X = Matrix.from_dense(be.xp.ascontiguousarray(r.vectors.T), device=A.device)

@@ -198,15 +198,17 @@ def krylov_schur(xp, op, n, dtype, k, which, tol, block, ncv, max_restarts, rng,
     """The k wanted eigenpairs of the symmetric operator ``op`` (n × n) by
     thick-restart block Lanczos.  Returns a :class:`KrylovSchurResult`
     (``values`` ascending, host; ``vectors`` a (k, n) device array or None)
-    or raises ``RuntimeError`` with the residuals when ``max_restarts`` is
-    exceeded (the caller turns that into the library's error).
+    or raises ``_NoConvergence`` with the relative residuals when
+    ``max_restarts`` is exceeded (the caller turns that into the library's
+    error).
 
     The basis V (ncv + block rows of length n) stays on the device.  Each
     step multiplies a block, orthogonalises it twice against the whole basis
     (classical Gram-Schmidt; the coefficients are the columns of the
-    projected matrix H = VᵀAV) and orthonormalises it row by row; a row that
-    vanishes (the block has met an invariant subspace) is replaced by a random
-    vector orthogonal to the basis, so an eigenvalue of multiplicity up to the
+    projected matrix H = VᵀAV) and orthonormalises it (Cholesky QR when the
+    block is well conditioned, else row by row); a row that vanishes (the
+    block has met an invariant subspace) is replaced by a random vector
+    orthogonal to the basis, so an eigenvalue of multiplicity up to the
     block size -- and more after invariance -- is found as often as it occurs.
     At a restart the Ritz vectors of the most wanted Ritz values are kept and
     the last block continues (thick restart), so H is the Ritz values on the
