@@ -1,19 +1,44 @@
 #!/usr/bin/env bash
-# One batched GPU session (used through the device tool): GPU tests, then the
-# benchmarks, logs under $OUT.  Expects wheels for test-only packages in .whl/
-# (python-graphblas and its needs); the test data is in the repository (tests/data/).
+# One batched GPU session (run through the device tool from the repository
+# root): the GPU tests, the comparison suite (default set, the large set, the
+# BFS ablation) and the spectral benchmark; what matters is copied flat to
+# $OUT (the device tool brings back at most 8 files).
+#
+# Test-only packages the GPU machine lacks travel as wheels in .whl/
+# (python-graphblas, suitesparse-graphblas, donfig, cffi, pycparser,
+# graphblas-algorithms; see the device tool's README for the pip download line).
 set -uo pipefail
 OUT=${OUT:-/tmp/gb-out}; mkdir -p "$OUT"
+W=/tmp/gb-work; mkdir -p "$W"
 if ls .whl/*.whl >/dev/null 2>&1; then
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
     --target /tmp/site .whl/*.whl && export PYTHONPATH=/tmp/site
 fi
 export PYTHONUNBUFFERED=1 PYTHONPATH=$PWD:${PYTHONPATH:-}
-nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$OUT/device.txt"
-python3 -c "import cupy; print('cupy', cupy.__version__)" | tee -a "$OUT/device.txt"
-NPROC=${NPROC:-8}
-python3 -m pytest -q -m gpu -n "$NPROC" -p no:cacheprovider tests 2>&1 | tee "$OUT/gpu_tests.log" | tail -40
-python3 benchmarks/host_overhead.py --device gpu 2>&1 | tee "$OUT/overhead_gpu.log"
-python3 benchmarks/host_overhead.py --device cpu 2>&1 | tee "$OUT/overhead_cpu.log"
-python3 benchmarks/bfs.py --device gpu --scales ${BFS_SCALES:-16 18 20} --repeats 5 2>&1 | tee "$OUT/bfs_gpu.log"
-python3 -m graphblast_py.demo 18 2>&1 | tee "$OUT/demo_gpu.log"
+log() { echo "== $*" | tee -a "$OUT/run.log"; }
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee -a "$OUT/run.log"
+python3 -c "import cupy; print('cupy', cupy.__version__)" | tee -a "$OUT/run.log"
+
+log "GPU tests"
+timeout "${T_TESTS:-170}" python3 -m pytest -q -m gpu -n "${NPROC:-8}" -p no:cacheprovider tests \
+  > "$OUT/gpu_tests.log" 2>&1; echo "pytest exit $?" >> "$OUT/gpu_tests.log"
+grep -E "^FAILED|passed|failed|pytest exit" "$OUT/gpu_tests.log" | tee -a "$OUT/run.log"
+
+log "compare: default set"
+( time timeout "${T_DEFAULT:-100}" python3 -m graphblast_py compare --quiet --out "$W/default" ) \
+  >> "$OUT/run.log" 2>&1; echo "exit $?" >> "$OUT/run.log"
+log "compare: large set (kron:22, grid:1000), graphblast-py on the GPU, SciPy, CuPy baselines"
+( time timeout "${T_LARGE:-240}" python3 -m graphblast_py compare --quiet --graphs large \
+    --devices gpu --systems graphblast-py,scipy,cupy-baselines --repeat 2 --budget 10 \
+    --warmup-budget 30 --out "$W/large" ) >> "$OUT/run.log" 2>&1; echo "exit $?" >> "$OUT/run.log"
+log "compare --ablation on the GPU"
+timeout "${T_ABL:-40}" python3 -m graphblast_py compare --quiet --ablation --devices gpu \
+  --graphs kron:18 grid:300 --out "$W/ablation" >> "$OUT/run.log" 2>&1
+echo "exit $?" >> "$OUT/run.log"
+
+cp "$W/default/table.md" "$OUT/default_table.md" 2>/dev/null
+cp "$W/default/time_vs_size.png" "$OUT/default_time_vs_size.png" 2>/dev/null
+cp "$W/default/speedup.png" "$OUT/default_speedup.png" 2>/dev/null
+cp "$W/large/table.md" "$OUT/large_table.md" 2>/dev/null
+cat "$W"/ablation/*.md > "$OUT/ablation.md" 2>/dev/null
+ls -la "$W"/* >> "$OUT/run.log" 2>&1
