@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One batched GPU session (run through the device tool from the repository
 # root): the GPU tests, the comparison suite (default set, the large set, the
-# BFS ablation) and the spectral benchmark; what matters is copied flat to
+# BFS ablation) and the expm rows of the spectral benchmark; what matters is copied flat to
 # $OUT (the device tool brings back at most 8 files).
 #
 # Test-only packages the GPU machine lacks travel as wheels in .whl/
@@ -20,21 +20,25 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee -a "$OUT/
 python3 -c "import cupy; print('cupy', cupy.__version__)" | tee -a "$OUT/run.log"
 
 log "GPU tests"
-timeout "${T_TESTS:-170}" python3 -m pytest -q -m gpu -n "${NPROC:-8}" -p no:cacheprovider tests \
+timeout "${T_TESTS:-160}" python3 -m pytest -q -m gpu -n "${NPROC:-8}" -p no:cacheprovider tests \
   > "$OUT/gpu_tests.log" 2>&1; echo "pytest exit $?" >> "$OUT/gpu_tests.log"
 grep -E "^FAILED|passed|failed|pytest exit" "$OUT/gpu_tests.log" | tee -a "$OUT/run.log"
 
 log "compare: default set"
-( time timeout "${T_DEFAULT:-100}" python3 -m graphblast_py compare --quiet --out "$W/default" ) \
+( time timeout "${T_DEFAULT:-90}" python3 -m graphblast_py compare --quiet --out "$W/default" ) \
   >> "$OUT/run.log" 2>&1; echo "exit $?" >> "$OUT/run.log"
 log "compare: large set (kron:22, grid:1000), graphblast-py on the GPU, SciPy, CuPy baselines"
-( time timeout "${T_LARGE:-240}" python3 -m graphblast_py compare --quiet --graphs large \
+( time timeout "${T_LARGE:-200}" python3 -m graphblast_py compare --quiet --graphs large \
     --devices gpu --systems graphblast-py,scipy,cupy-baselines --repeat 2 --budget 10 \
     --warmup-budget 30 --out "$W/large" ) >> "$OUT/run.log" 2>&1; echo "exit $?" >> "$OUT/run.log"
 log "compare --ablation on the GPU"
-timeout "${T_ABL:-40}" python3 -m graphblast_py compare --quiet --ablation --devices gpu \
+timeout "${T_ABL:-35}" python3 -m graphblast_py compare --quiet --ablation --devices gpu \
   --graphs kron:18 grid:300 --out "$W/ablation" >> "$OUT/run.log" 2>&1
 echo "exit $?" >> "$OUT/run.log"
+
+log "spectral: expm_multiply(krylov_dim=30) against the plain CuPy Lanczos"
+timeout "${T_SPEC:-50}" python3 benchmarks/spectral.py --device gpu --scales 20 22 --eig-max-n 0 \
+  --repeats 5 >> "$OUT/run.log" 2>&1
 
 cp "$W/default/table.md" "$OUT/default_table.md" 2>/dev/null
 cp "$W/default/time_vs_size.png" "$OUT/default_time_vs_size.png" 2>/dev/null
