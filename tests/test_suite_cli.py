@@ -516,3 +516,23 @@ def test_known_answers_karate(tmp_path):
     assert all(r["summary"] == {"components": 1} for r in _rows(rep, algorithm="cc"))
     for r in _rows(rep, algorithm="pagerank", status="ok"):
         assert abs(r["summary"]["sum"] - 1) < 1e-9
+
+
+def test_partial_runs_are_written_as_they_finish(tmp_path):
+    """After every (graph, algorithm) the runs so far are on disk, so a run
+    stopped from outside still leaves what it measured; a completed run
+    removes the partial file."""
+    seen = []
+
+    def checkpoint(rep):
+        seen.append(len(rep["runs"]))
+    rep = Runner(["grid:5", "kron:5"], ["bfs", "cc"], ["cpu"], ["graphblast-py", "scipy"],
+                 repeat=1, checkpoint=checkpoint).run()
+    assert seen == sorted(seen) and len(seen) == 4 and seen[-1] == len(rep["runs"]) == 8
+    from graphblast_py.suite.cli import _write_partial
+    _write_partial(rep, tmp_path / "p.tsv")
+    lines = (tmp_path / "p.tsv").read_text().splitlines()
+    assert len(lines) == 9 and lines[0].startswith("graph\talgorithm\tsystem")
+    assert all(line.split("\t")[6] in ("agree", "reference") for line in lines[1:])
+    code, _ = _run(tmp_path, "--graphs", "grid:4", "--algorithms", "bfs", "--no-plots")
+    assert code == 0 and not (tmp_path / "runs.partial.tsv").exists()

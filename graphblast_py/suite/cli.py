@@ -176,6 +176,19 @@ def run_ablation(args, out):
     return rep["exit_code"]
 
 
+def _write_partial(rep, path):
+    """The runs so far, one tab-separated line each, rewritten after every
+    (graph, algorithm): a run stopped from outside (a machine's time limit)
+    still leaves what it measured.  Removed when the run completes."""
+    cols = ("graph", "algorithm", "system", "status", "median_s", "min_s")
+    lines = ["\t".join(cols + ("agreement", "note"))]
+    for r in rep["runs"]:
+        agree = (r.get("agreement") or {}).get("status", "")
+        lines.append("\t".join([str(r.get(c, "")) for c in cols]
+                               + [agree, str(r.get("note", "")).replace("\t", " ")]))
+    path.write_text("\n".join(lines) + "\n")
+
+
 def main(argv=None):
     p = parser()
     args = p.parse_args(sys.argv[1:] if argv is None else argv)
@@ -192,10 +205,13 @@ def main(argv=None):
         from . import report
         from .run import Runner
         progress = None if args.quiet or not sys.stderr.isatty() else _Progress
+        partial = out / "runs.partial.tsv"
         runner = Runner(args.graphs, args.algorithms, args.devices, args.systems, args.repeat,
                         args.budget or None, args.nx_max_nnz, args.nx_max_nnz_bc,
-                        progress=progress, warmup_budget=args.warmup_budget or None)
+                        progress=progress, warmup_budget=args.warmup_budget or None,
+                        checkpoint=lambda rep: _write_partial(rep, partial))
         rep = runner.run()
+        partial.unlink(missing_ok=True)
         text = report.render(rep)
         report.write_json(rep, out / "compare.json")
         (out / "table.txt").write_text(text + "\n")

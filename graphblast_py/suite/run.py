@@ -146,7 +146,8 @@ def summary(alg, res):
 class Runner:
     def __init__(self, specs=None, algorithms=None, devices=None, systems=None, repeat=3,
                  budget=20.0, nx_max_nnz=200_000, nx_max_nnz_bc=40_000, progress=None,
-                 seed=1, warmup_budget=120.0):
+                 seed=1, warmup_budget=120.0, checkpoint=None):
+        self.checkpoint = checkpoint   # called with the report after every (graph, algorithm)
         self.specs = graphs_mod.expand(specs)
         self.algorithms = list(algorithms or ALGORITHMS)
         self.repeat = int(repeat)
@@ -377,6 +378,8 @@ class Runner:
                             rec["agreement"]["detail"] += "; all 16 orbits equal the CPU's"
                 report["runs"].extend(recs)
                 del results
+                if self.checkpoint is not None:
+                    self.checkpoint(report)
             g.drop_device_copies()
             self._loaded = {k: v for k, v in self._loaded.items() if k[1] != g.name}
         if prog:
