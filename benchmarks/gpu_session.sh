@@ -20,7 +20,7 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee -a "$OUT/
 python3 -c "import cupy; print('cupy', cupy.__version__)" | tee -a "$OUT/run.log"
 
 log "GPU tests"
-timeout "${T_TESTS:-160}" python3 -m pytest -q -m gpu -n "${NPROC:-8}" -p no:cacheprovider tests \
+timeout "${T_TESTS:-300}" python3 -m pytest -q -m gpu -n "${NPROC:-8}" -p no:cacheprovider tests \
   > "$OUT/gpu_tests.log" 2>&1; echo "pytest exit $?" >> "$OUT/gpu_tests.log"
 grep -E "^FAILED|passed|failed|pytest exit" "$OUT/gpu_tests.log" | tee -a "$OUT/run.log"
 
@@ -43,6 +43,7 @@ timeout "${T_SPEC:-50}" python3 benchmarks/spectral.py --device gpu --scales 20 
 cp "$W/default/table.md" "$OUT/default_table.md" 2>/dev/null
 cp "$W/default/time_vs_size.png" "$OUT/default_time_vs_size.png" 2>/dev/null
 cp "$W/default/speedup.png" "$OUT/default_speedup.png" 2>/dev/null
-cp "$W/large/table.md" "$OUT/large_table.md" 2>/dev/null
+cp "$W/large/table.md" "$OUT/large_table.md" 2>/dev/null || \
+  cp "$W/large/runs.partial.tsv" "$OUT/large_partial.tsv" 2>/dev/null
 cat "$W"/ablation/*.md > "$OUT/ablation.md" 2>/dev/null
 ls -la "$W"/* >> "$OUT/run.log" 2>&1
