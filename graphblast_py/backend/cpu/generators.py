@@ -21,27 +21,35 @@ def _mix64(z):
     return z
 
 
+@njit(cache=True, inline="always")
+def _endpoints(key, scale, nedges, e, t1, t2, t3):
+    """(i, j) of R-MAT edge e: label bits 2h and 2h + 1 come from the high and
+    low halves of draw h * nedges + e of the stream."""
+    one = np.uint64(1)
+    i = 0
+    j = 0
+    z = np.uint64(0)
+    for b in range(scale):
+        if b % 2 == 0:
+            ctr = np.uint64(b // 2) * np.uint64(nedges) + np.uint64(e) + one
+            z = _mix64(key + ctr * _G)
+            u = z >> np.uint64(32)
+        else:
+            u = z & _LOW
+        hi = u >= t2
+        if hi:
+            i |= 1 << b
+        if (u >= t1) ^ hi ^ (u >= t3):
+            j |= 1 << b
+    return i, j
+
+
 @njit(cache=True, parallel=True)
 def rmat_edges(key, scale, nedges, t1, t2, t3, ii, jj):
     """Endpoints of edge e: bits 2h and 2h + 1 from the high and low halves
     of draw h * nedges + e of the stream."""
-    one = np.uint64(1)
     for e in prange(nedges):
-        i = 0
-        j = 0
-        z = np.uint64(0)
-        for b in range(scale):
-            if b % 2 == 0:
-                ctr = np.uint64(b // 2) * np.uint64(nedges) + np.uint64(e) + one
-                z = _mix64(key + ctr * _G)
-                u = z >> np.uint64(32)
-            else:
-                u = z & _LOW
-            hi = u >= t2
-            if hi:
-                i |= 1 << b
-            if (u >= t1) ^ hi ^ (u >= t3):
-                j |= 1 << b
+        i, j = _endpoints(key, scale, nedges, e, t1, t2, t3)
         ii[e] = i
         jj[e] = j
 
@@ -59,24 +67,9 @@ def label_keys(key, scale, out):
 def kronecker_upper(key, scale, nedges, t1, t2, t3, perm, permute, keys):
     """keys[e] = min(i, j) << scale | max(i, j) for edge e (labels through
     perm when permute), n*n for a self-loop: one key per undirected edge."""
-    one = np.uint64(1)
     loop = np.int64(1) << np.int64(2 * scale)
     for e in prange(nedges):
-        i = 0
-        j = 0
-        z = np.uint64(0)
-        for b in range(scale):
-            if b % 2 == 0:
-                ctr = np.uint64(b // 2) * np.uint64(nedges) + np.uint64(e) + one
-                z = _mix64(key + ctr * _G)
-                u = z >> np.uint64(32)
-            else:
-                u = z & _LOW
-            hi = u >= t2
-            if hi:
-                i |= 1 << b
-            if (u >= t1) ^ hi ^ (u >= t3):
-                j |= 1 << b
+        i, j = _endpoints(key, scale, nedges, e, t1, t2, t3)
         if permute:
             i = perm[i]
             j = perm[j]
