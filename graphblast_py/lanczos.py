@@ -40,10 +40,13 @@ def check_operator(A, what, dtype):
                                "infinite entries are not allowed (the Lanczos method needs "
                                "finite ones)")
     elif A.nvals and A.dtype.kind == "f":
-        check_no_nan(A, what)
-        if not math.isfinite(reduce_scalar(A.apply(unary.abs), monoid.max)):
-            raise InvalidValue(f"{what}: A has an infinite stored value; the Lanczos method "
-                               "needs finite entries")
+        def finite():                     # raises, or True kept until A changes
+            check_no_nan(A, what)
+            if not math.isfinite(reduce_scalar(A.apply(unary.abs), monoid.max)):
+                raise InvalidValue(f"{what}: A has an infinite stored value; the Lanczos "
+                                   "method needs finite entries")
+            return True
+        A._cached("finite", finite)
     if not A._cached("symmetric", lambda: A.isequal(A.T)):
         raise InvalidValue(f"{what}: A is not symmetric; the Lanczos method needs a symmetric "
                            "matrix (e.g. an undirected graph)")
