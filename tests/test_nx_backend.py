@@ -174,6 +174,34 @@ def test_bellman_ford(graph):
         assert got == nx.single_source_bellman_ford_path_length(graph, s, weight=None)
 
 
+def test_dijkstra(graph):
+    for s in _sources(graph):
+        got = nx.single_source_dijkstra_path_length(graph, s, backend=B)
+        assert_close(got, nx.single_source_dijkstra_path_length(graph, s))
+    with pytest.raises(nx.NodeNotFound):
+        nx.single_source_dijkstra_path_length(graph, "no such node", backend=B)
+
+
+def test_is_connected_and_node_component(ugraph):
+    if len(ugraph) == 0:
+        with pytest.raises(nx.NetworkXPointlessConcept):
+            nx.is_connected(ugraph, backend=B)
+        return
+    assert nx.is_connected(ugraph, backend=B) == nx.is_connected(ugraph)
+    for s in _sources(ugraph) + list(ugraph)[-1:]:
+        assert (nx.node_connected_component(ugraph, s, backend=B)
+                == nx.node_connected_component(ugraph, s))
+
+
+def test_triangles_node_arguments_as_networkx():
+    G = nx.complete_graph(4)
+    assert nx.triangles(G, [0, 1, 9], backend=B) == {0: 3, 1: 3}    # unknown nodes skipped
+    assert nx.triangles(G, 2, backend=B) == 3
+    # an iterator or an unhashable node is left to networkx (and its errors)
+    assert BackendInterface.can_run("triangles", (G, iter([0])), {}) is not True
+    assert BackendInterface.can_run("triangles", (G, [[0]]), {}) is not True
+
+
 def test_bellman_ford_negative_weights_and_cycles():
     G = nx.DiGraph()
     G.add_weighted_edges_from([(0, 1, 4), (0, 2, 1), (2, 1, -2), (1, 3, 1), (4, 0, 1)])
@@ -205,6 +233,8 @@ def test_unserved_arguments_are_refused_not_answered():
         ("betweenness_centrality", (G,), {"weight": "weight"}),
         ("betweenness_centrality", (G,), {"endpoints": True}),
         ("single_source_bellman_ford_path_length", (G, 0), {"weight": lambda u, v, d: 1}),
+        ("single_source_dijkstra_path_length", (G, 0), {"cutoff": 2}),
+        ("node_connected_component", (G, "no such node"), {}),
         ("bfs_layers", (G, [0]), {}),
     ]
     for name, args, kwargs in refused:
@@ -213,6 +243,8 @@ def test_unserved_arguments_are_refused_not_answered():
             getattr(nx, name)(*args, backend=B, **kwargs)
     H = nx.DiGraph([(0, 1, {"weight": -1.0})])
     assert BackendInterface.can_run("pagerank", (H,), {}) is not True
+    assert BackendInterface.can_run("single_source_dijkstra_path_length", (H, 0), {}) \
+        is not True
     H[0][1]["weight"] = float("nan")
     assert BackendInterface.can_run("single_source_bellman_ford_path_length", (H, 0), {}) \
         is not True
@@ -262,5 +294,7 @@ def test_networkx_own_tests_pass_through_backend():
     used = stats["used"]
     for name in ("pagerank", "single_source_shortest_path_length", "triangles",
                  "connected_components", "number_connected_components",
-                 "betweenness_centrality", "single_source_bellman_ford_path_length"):
+                 "betweenness_centrality", "single_source_bellman_ford_path_length",
+                 "single_source_dijkstra_path_length", "is_connected",
+                 "node_connected_component"):
         assert used.get(name, 0) > 0, (name, used)         # the backend really answered

@@ -1,5 +1,6 @@
 """The object networkx loads for backend "graphblast" (entry point
 ``networkx.backends``) and its ``networkx.backend_info``."""
+import collections.abc
 import inspect
 import math
 import numbers
@@ -21,6 +22,11 @@ _NOTES = {
                               "networkx's own sample of sources (seed)",
     "single_source_bellman_ford_path_length": "callable weights, NaN or infinite weights "
                                               "fall back to networkx",
+    "single_source_dijkstra_path_length": "cutoff, callable weights, negative, NaN or "
+                                          "infinite weights fall back to networkx",
+    "is_connected": "undirected graphs (networkx rejects directed ones first)",
+    "node_connected_component": "undirected graphs; a node not in the graph falls back to "
+                                "networkx (which raises)",
 }
 
 
@@ -161,6 +167,33 @@ class BackendInterface:
         return None
 
     @staticmethod
+    def _can_triangles(G, a):
+        nodes = a["nodes"]
+        if nodes is None or nodes in G:
+            return None
+        if not isinstance(nodes, collections.abc.Collection):
+            return "nodes must be None, a node or a collection of nodes"
+        try:
+            for v in nodes:
+                hash(v)
+        except TypeError:
+            return "nodes holds an unhashable object"
+        return None
+
+    @staticmethod
+    def _can_node_connected_component(G, a):
+        return None if a["n"] in G else "the node is not in the graph"
+
+    @staticmethod
+    def _can_single_source_dijkstra_path_length(G, a):
+        if a["cutoff"] is not None:
+            return "cutoff is not supported"
+        w = a["weight"]
+        if w is not None and not isinstance(w, str):
+            return "weight must be an attribute name or None"
+        return _weights_ok(G, w, nonnegative=True)
+
+    @staticmethod
     def _can_single_source_bellman_ford_path_length(G, a):
         w = a["weight"]
         if w is not None and not isinstance(w, str):
@@ -222,6 +255,19 @@ class BackendInterface:
         return int(np.unique(labels).shape[0])
 
     @staticmethod
+    def is_connected(G):
+        if len(G) == 0:
+            raise _nx().NetworkXPointlessConcept("Connectivity is undefined for the null graph.")
+        return BackendInterface.number_connected_components(G) == 1
+
+    @staticmethod
+    def node_connected_component(G, n):
+        from graphblast_py.algorithms import bfs
+        reached = bfs(G.matrix(), G.index[n])
+        nodes = G.nodes
+        return {nodes[i] for i in np.asarray(reached.to("cpu").to_coo()[0]).tolist()}
+
+    @staticmethod
     def betweenness_centrality(G, k=None, normalized=True, weight=None, endpoints=False,
                                seed=None):
         from graphblast_py.algorithms import betweenness_centrality
@@ -242,16 +288,27 @@ class BackendInterface:
 
     @staticmethod
     def single_source_bellman_ford_path_length(G, source, weight="weight"):
-        from graphblast_py.algorithms import sssp
         nx = _nx()
         if source not in G:
             raise nx.NodeNotFound(f"Source {source} not in G")
-        A = G.matrix(weight, "min") if weight is not None else G.matrix(None, "min")
-        try:
-            dist = sssp(A, G.index[source])
-        except NegativeCycle:
-            raise nx.NetworkXUnbounded("Negative cycle detected.") from None
-        conv = int if G.integral(weight) else float
-        out = _ordered_by_value(_node_dict(G, dist, conv=conv))
-        out[source] = 0                        # networkx starts from the int 0
-        return out
+        return _distances(G, source, weight)
+
+    @staticmethod
+    def single_source_dijkstra_path_length(G, source, cutoff=None, weight="weight"):
+        if source not in G:
+            raise _nx().NodeNotFound(f"Node {source} not found in graph")
+        return _distances(G, source, weight)     # weights checked non-negative by can_run
+
+
+def _distances(G, source, weight):
+    """{label: shortest-path length from ``source``} (reachable vertices),
+    weights = attribute ``weight`` (1 for None), parallel edges: the lightest."""
+    from graphblast_py.algorithms import sssp
+    try:
+        dist = sssp(G.matrix(weight, "min"), G.index[source])
+    except NegativeCycle:
+        raise _nx().NetworkXUnbounded("Negative cycle detected.") from None
+    conv = int if G.integral(weight) else float
+    out = _ordered_by_value(_node_dict(G, dist, conv=conv))
+    out[source] = 0                            # networkx starts from the int 0
+    return out
