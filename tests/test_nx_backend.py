@@ -222,6 +222,23 @@ def test_bellman_ford_negative_weights_and_cycles():
             == nx.single_source_bellman_ford_path_length(M, 0) == {0: 0, 1: 2, 2: 3.5})
 
 
+def test_every_function_on_each_device(device):
+    """The same answers with the matrices on the CPU and (where there is one) the GPU."""
+    from graphblast_py import using_device
+    G, D = _hubs(), _directed()
+    with using_device(device):
+        assert_close(nx.pagerank(D, backend=B), nx.pagerank(D), rel=1e-5, abs_=1e-7)
+        assert nx.triangles(G, backend=B) == nx.triangles(G)
+        assert list(nx.connected_components(G, backend=B)) == \
+            list(nx.connected_components(G))
+        assert_close(nx.betweenness_centrality(D, k=5, seed=2, backend=B),
+                     nx.betweenness_centrality(D, k=5, seed=2))
+        assert_close(nx.single_source_bellman_ford_path_length(G, 0, backend=B),
+                     nx.single_source_bellman_ford_path_length(G, 0))
+        assert (nx.single_source_shortest_path_length(D, 0, backend=B)
+                == nx.single_source_shortest_path_length(D, 0))
+
+
 # ---------------------------------------------------------------- what falls back
 def test_unserved_arguments_are_refused_not_answered():
     G = nx.karate_club_graph()

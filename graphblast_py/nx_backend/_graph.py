@@ -4,6 +4,7 @@ import numbers
 import numpy as np
 
 from .. import dtypes
+from ..device import get_device
 from ..matrix import Matrix
 
 BACKEND_NAME = "graphblast"
@@ -77,7 +78,7 @@ class GraphblastGraph:
         ``attr=None``, so parallel edges count), parallel multigraph edges
         combined with ``dup`` ("plus" or "min").  Raises NotImplementedError
         when ``attr`` was not converted."""
-        key = (attr, dup)
+        key = (attr, dup, get_device())           # built on the current default device
         if key not in self._cache:
             n = len(self.nodes)
             if attr is None and dup is None:
