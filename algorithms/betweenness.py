@@ -4,7 +4,7 @@ Definition
 ----------
 Edge i -> j is A[i, j] (values ignored: unweighted shortest paths, as
 ``networkx.betweenness_centrality(G)`` with weight=None).  With sigma_st the
-number of shortest s-t paths and sigma_st(v) those through v,
+number of shortest s-t paths and sigma_st(v) those through v::
 
     bc(v) = sum_{s in S, s != v} delta_s(v),
     delta_s(v) = sum_{t != s, v} sigma_st(v) / sigma_st
@@ -12,7 +12,7 @@ number of shortest s-t paths and sigma_st(v) those through v,
 
 (Brandes, "A faster algorithm for betweenness centrality", 2001), S the
 sources: all vertices when ``sources=None``.  Normalisation is networkx's
-(``_rescale``, networkx >= 3.5), N = n - 1, K = |S| (K = N when S = V):
+(``_rescale``, networkx >= 3.5), N = n - 1, K = ``|S|`` (K = N when S = V):
 normalized: bc / (K (N - 1)); otherwise bc * N / (K c), c = 2 for an
 undirected graph (``directed=None`` infers it from the symmetry of A) and 1
 for a directed one.  A proper subset S (k samples) follows networkx's
@@ -33,11 +33,11 @@ W_d = (1 + delta_d) / sigma_d on level d,
 The row-per-source (k x n, the transpose of an n x k block) layout makes
 each mxm cost about the edges leaving the frontiers.
 
-Complexity: O(|S| m) work, O(k n) memory per batch of k sources.
+Complexity: O(``|S|`` m) work, O(k n) memory per batch of k sources.
 """
 import math
 
-from graphblast_py import InvalidValue, Matrix, Vector, binary, dtypes, monoid, semiring, unary
+from graphblast_py import Graph, InvalidValue, Matrix, Vector, binary, dtypes, monoid, semiring, unary
 from graphblast_py.checks import check_bool, check_int, check_matrix
 
 
@@ -50,7 +50,7 @@ def betweenness_centrality(A, sources=None, normalized=True, directed=None, batc
     ``directed`` None or a bool, ``batch_size`` an integer >= 1, ``sources``
     distinct integer ids in [0, n), at least one."""
     what = "betweenness_centrality"
-    check_matrix(A, what)
+    A = check_matrix(A, what)
     normalized = check_bool(normalized, what, "normalized")
     if directed is not None:
         directed = check_bool(directed, what, "directed")
@@ -74,7 +74,7 @@ def betweenness_centrality(A, sources=None, normalized=True, directed=None, batc
         return bc
     K = k if k < n else N
     if not normalized and directed is None:
-        directed = A.ewise_mult(A.T, binary.pair).nvals != A.nvals
+        directed = not Graph(A).is_symmetric_structure
     scale = 1 / (K * (N - 1)) if normalized else N / (K * (1 if directed else 2))
     bc = bc.apply(binary.times, right=scale)
     if k < n:                                                       # networkx's k-sample case

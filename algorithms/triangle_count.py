@@ -7,14 +7,14 @@ self-loops are ignored).  With L the strictly lower triangle of A,
 
     ntri = sum_ij ( L L^T  o  L )_ij          over (plus, pair)
 
-since for an edge i > j, (L L^T)_ij = |{k < j : k~i, k~j}| counts each
+since for an edge i > j, (L L^T)_ij = ``|{k < j : k~i, k~j}|`` counts each
 triangle k < j < i exactly once (Azad, Buluc, Gilbert, "Parallel triangle
 counting and enumeration using matrix algebra", 2015; Wolf et al., "Fast
 linear algebra-based triangle counting with KokkosKernels", 2017; LAGraph
 ``LAGr_TriangleCount`` method "Sandia_LL").  Per vertex (networkx.triangles),
 each triangle k < j < i is credited to its largest, middle and smallest
 vertex from two masked products, C = L U <L> and D = U L <U> (U = L^T,
-D(k, j) = |{i > j : i~k, i~j}| for k < j):
+D(k, j) = ``|{i > j : i~k, i~j}|`` for k < j):
 
     t = rowsums(C) + colsums(C) + rowsums(D)
 

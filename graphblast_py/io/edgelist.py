@@ -192,7 +192,7 @@ def write_edgelist(target, A, *, weighted=None, directed=True, delimiter=" ",
 
     ``weighted``: ``None`` writes weights unless ``A`` is ``bool``.
     ``directed=False`` needs a symmetric ``A`` and writes each edge once
-    (``u <= v``).  ``comment`` lines are written first, prefixed by ``# ``.
+    (``u <= v``).  ``comment`` lines are written first, prefixed by ``#`` and a space.
     """
     if not isinstance(A, Matrix):
         raise InvalidValue(f"write_edgelist: expected a graphblast_py Matrix, got "
