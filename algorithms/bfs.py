@@ -46,7 +46,7 @@ def bfs(A, source, parents=False):
     DimensionMismatch for a non-square matrix, InvalidIndex/IndexOutOfBound for
     a source that is not an integer in [0, n), InvalidObject for a non-bool
     ``parents``."""
-    check_matrix(A, "bfs")
+    A = check_matrix(A, "bfs")
     n = A.nrows
     source = check_index(source, n, "bfs source")
     parents = check_bool(parents, "bfs", "parents")

@@ -30,7 +30,7 @@ from .triangle_count import check_undirected
 
 def connected_components(A):
     """int64 Vector: label(v) = smallest vertex id in v's component."""
-    check_undirected(A, "connected_components")
+    A = check_undirected(A, "connected_components")
     n = A.nrows
     f = Vector(dtypes.INT64, n, device=A.device)
     f.assign(0)

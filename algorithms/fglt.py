@@ -50,7 +50,7 @@ NET = [(0, 0, 1), (1, 1, 1), (2, 2, 1), (2, 4, -2), (3, 3, 1), (3, 4, -1), (4, 4
 
 def fglt(A, orbits=16, net=True):
     """Raw (``net=False``) or net graphlet orbit frequencies of every vertex: see the module."""
-    check_matrix(A, "fglt", square=False)
+    A = check_matrix(A, "fglt", square=False)
     if check_int(orbits, "fglt", "orbits", 1) not in (5, 16):
         raise InvalidValue(f"fglt: orbits must be 5 or 16, got {orbits!r}")
     net = check_bool(net, "fglt", "net")

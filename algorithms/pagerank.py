@@ -35,7 +35,7 @@ def pagerank(A, damping=0.85, tol=1e-6, max_iter=100):
     (InvalidValue, or InvalidObject for a wrong type); ``A`` a square Matrix
     (InvalidObject / DimensionMismatch) whose weights are non-negative numbers
     (InvalidValue for a NaN or negative weight: no random walk)."""
-    check_matrix(A, "pagerank")
+    A = check_matrix(A, "pagerank", weighted=True)
     check_nonnegative(A, "pagerank")
     damping = check_real(damping, "pagerank", "damping", 0.0, 1.0)
     tol = check_real(tol, "pagerank", "tol", 0.0, lo_open=True)

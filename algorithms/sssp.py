@@ -46,7 +46,7 @@ def sssp(A, source):
     and drop edges silently); InvalidObject when ``A`` is not a Matrix;
     DimensionMismatch for a non-square matrix; InvalidIndex/IndexOutOfBound for
     a bad ``source``."""
-    check_matrix(A, "sssp")
+    A = check_matrix(A, "sssp", weighted=True)
     n = A.nrows
     source = check_index(source, n, "sssp source")
     check_no_nan(A, "sssp")

@@ -26,29 +26,30 @@ operands are cast to int64 first so the counts accumulate in int64.
 Complexity: O(sum over edges (i, j) of min/merge of deg(i), deg(j)) =
 O(m^{3/2}) worst case; memory O(m).
 """
-from graphblast_py import InvalidValue, Vector, binary, dtypes, monoid, semiring
+from graphblast_py import Graph, InvalidValue, Vector, binary, dtypes, monoid, semiring
 from graphblast_py.checks import check_matrix
 
 
 def check_undirected(A, what):
     """Raise unless A is a square matrix (InvalidObject / DimensionMismatch)
     with a symmetric structure (InvalidValue)."""
-    check_matrix(A, what)
-    if A.ewise_mult(A.T, binary.pair).nvals != A.nvals:
+    A = check_matrix(A, what)
+    if not Graph(A).is_symmetric_structure:                         # cached on A
         raise InvalidValue(f"{what} needs an undirected graph: the structure of A must be "
                            "symmetric (use A.ewise_add(A.T, gb.binary.any) to symmetrise)")
+    return A
 
 
 def triangle_count(A):
     """Number of triangles (int) of the undirected graph ``A``."""
-    check_undirected(A, "triangle_count")
+    A = check_undirected(A, "triangle_count")
     L = A.select("tril", -1).dup(dtypes.INT64)
     return int(L.mxm(L.T, semiring.plus_pair, mask=L.S).reduce_scalar(monoid.plus))
 
 
 def triangles_per_vertex(A):
     """int64 Vector (every entry present): triangles containing each vertex."""
-    check_undirected(A, "triangles_per_vertex")
+    A = check_undirected(A, "triangles_per_vertex")
     L = A.select("tril", -1).dup(dtypes.INT64)
     U = L.T
     t = Vector(dtypes.INT64, A.nrows, device=A.device)

@@ -17,6 +17,7 @@ from .matrix import Matrix
 from .operators import (BinaryOp, IndexUnaryOp, Monoid, Semiring, UnaryOp, binary, indexunary,
                         monoid, semiring, unary)
 from .vector import Vector
+from .graph import Graph
 from . import operations as _operations  # noqa: F401  (attaches the operation methods)
 from . import oom as _oom
 _oom.install(Matrix, Vector)   # out of memory inside an operation names the step
@@ -39,7 +40,7 @@ def __getattr__(name):
 
 
 __all__ = [
-    "Matrix", "Vector", "Mask", "UnaryOp", "BinaryOp", "IndexUnaryOp", "Monoid", "Semiring",
+    "Matrix", "Vector", "Graph", "Mask", "UnaryOp", "BinaryOp", "IndexUnaryOp", "Monoid", "Semiring",
     "unary", "binary", "indexunary", "monoid", "semiring", "dtypes", "errors",
     "get_device", "set_device", "using_device", "stats",
     "GraphBLASError", "DimensionMismatch", "DomainMismatch", "InvalidValue", "InvalidIndex",

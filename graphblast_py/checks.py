@@ -20,26 +20,50 @@ def _typename(x):
     return t.__qualname__ if mod in ("builtins", None) else f"{mod}.{t.__qualname__}"
 
 
-def check_matrix(A, what, name="A", square=True):
-    """``A`` must be a graphblast_py Matrix (square unless ``square=False``)."""
+def check_matrix(A, what, name="A", square=True, weighted=False):
+    """The Matrix an algorithm works on, from what the user holds.
+
+    Accepted: a graphblast_py ``Matrix`` (returned as is), a ``gb.Graph`` (its
+    adjacency Matrix, with its cached properties), a SciPy sparse
+    matrix/array (converted on the default device), a CuPy (cupyx) sparse
+    matrix (converted on the GPU) or a networkx graph (vertex ``k`` =
+    ``list(G)[k]``; ``weighted=True``, for algorithms that use the values,
+    takes them from the edge attribute ``'weight'``, default 1, as networkx
+    does; otherwise the structure only, an iso ``bool`` matrix).  Anything
+    else raises :class:`InvalidObject`; a non-square matrix (unless
+    ``square=False``) :class:`DimensionMismatch`.
+    """
     from .matrix import Matrix
     if not isinstance(A, Matrix):
-        hint = ""
-        mod = type(A).__module__ or ""
-        if mod.startswith("networkx"):
-            hint = " (convert it with gb.io.from_networkx)"
-        elif mod.startswith(("scipy", "cupyx")):
-            hint = " (convert it with gb.Matrix.from_scipy)"
-        elif mod.startswith("graphblas"):
-            hint = " (convert it with gb.io.from_graphblas)"
-        elif isinstance(A, np.ndarray):
-            hint = " (convert it with gb.Matrix.from_dense)"
-        raise InvalidObject(f"{what}: {name} must be a graphblast_py Matrix, got "
-                            f"{_typename(A)}{hint}")
+        A = _convert(A, what, name, weighted)
     if square and A.nrows != A.ncols:
         raise DimensionMismatch(f"{what}: {name} must be a square adjacency matrix, got "
                                 f"{A.nrows} x {A.ncols}")
     return A
+
+
+def _convert(A, what, name, weighted):
+    from .graph import Graph
+    from .matrix import Matrix
+    if isinstance(A, Graph):
+        return A.A
+    mod = type(A).__module__ or ""
+    if mod.startswith("networkx"):
+        import networkx as nx
+        if isinstance(A, nx.Graph):
+            from .io.convert import from_networkx
+            return from_networkx(A, weight="weight" if weighted else None)
+    elif mod.startswith("scipy.sparse") and hasattr(A, "tocsr"):
+        return Matrix.from_scipy(A)
+    elif mod.startswith("cupyx.scipy.sparse") and hasattr(A, "tocsr"):
+        return Matrix.from_scipy(A, device="gpu")
+    hint = ""
+    if mod.startswith("graphblas"):
+        hint = " (convert it with gb.io.from_graphblas)"
+    elif isinstance(A, np.ndarray):
+        hint = " (convert it with gb.Matrix.from_dense)"
+    raise InvalidObject(f"{what}: {name} must be a graphblast_py Matrix, a gb.Graph, a SciPy "
+                        f"or CuPy sparse matrix or a networkx graph, got {_typename(A)}{hint}")
 
 
 def check_real(x, what, name, lo=-math.inf, hi=math.inf, lo_open=False, hi_open=False):

@@ -30,7 +30,7 @@ from .vector import Vector
 def check_operator(A, what, dtype):
     """A square, symmetric Matrix with finite values, cast to the Krylov
     dtype (float32/float64)."""
-    check_matrix(A, what)
+    A = check_matrix(A, what, weighted=True)
     dtype = dtypes.lookup(dtype)
     if dtype not in (dtypes.FP32, dtypes.FP64):
         raise InvalidValue(f"{what}: dtype must be float32 or float64, got {dtype}")

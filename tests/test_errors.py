@@ -516,7 +516,8 @@ ALGORITHMS = {
     "fglt": fglt,
 }
 
-NOT_A_MATRIX = [nx.path_graph(3), sp.csr_matrix(np.eye(3)), np.eye(3), None, "A", [[0, 1]],
+# networkx graphs and SciPy sparse matrices are accepted (converted): tests/test_graph.py
+NOT_A_MATRIX = [np.eye(3), None, "A", [[0, 1]],
                 gb.Vector.from_coo([0], [1.0], 3)]
 
 
