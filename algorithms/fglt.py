@@ -34,7 +34,7 @@ n = U σ (table ``NET`` below: n5 = σ5 − 2σ9 − σ10 − 2σ12 + 4σ13 + 2�
 Returns an n×16 (``orbits=16``) or n×5 (``orbits=5``: σ0..σ4 only) int64
 Matrix with every entry stored; ``net=False`` gives the raw frequencies.
 """
-from graphblast_py import InvalidValue, Matrix, Vector, binary, monoid, semiring, unary
+from graphblast_py import Graph, InvalidValue, Matrix, Vector, binary, monoid, semiring, unary
 from graphblast_py.checks import check_bool, check_int, check_matrix
 
 # net frequency k = sum of coef * raw sigma_j, as (k, j, coef); identity terms included
@@ -99,11 +99,11 @@ def _pattern(A):
     """A's structure as an int64 0/1 matrix; refuses non-square, self-loops, asymmetry."""
     if A.nrows != A.ncols:
         raise InvalidValue(f"fglt: the adjacency matrix must be square, got {A.nrows}x{A.ncols}")
-    P = A.dup("int64").apply(unary.one)
-    if P.select("diag").nvals:
-        raise InvalidValue(f"fglt: the graph has {P.select('diag').nvals} self-loop(s); FGLT "
+    G = Graph(A)                                      # properties cached on A
+    if G.nself_loops:
+        raise InvalidValue(f"fglt: the graph has {G.nself_loops} self-loop(s); FGLT "
                            "needs a simple graph (zero diagonal)")
-    if P.ewise_mult(P.T, binary.pair).nvals != P.nvals:
+    if not G.is_symmetric_structure:
         raise InvalidValue("fglt: the adjacency matrix is not symmetric; FGLT needs an "
                            "undirected graph (symmetrise it, e.g. A + Aᵀ)")
-    return P
+    return A.dup("int64").apply(unary.one)

@@ -24,3 +24,19 @@ def equal_values(xp, x, y):
 
 def close_values(rel_tol, abs_tol):
     return lambda xp, x, y: xp.isclose(x, y, rtol=rel_tol, atol=abs_tol, equal_nan=True)
+
+
+def refuse_comparison(kind):
+    """``__eq__``/``__ne__`` for Matrix and Vector: ``==`` would only compare
+    identity (``B == B.dup()`` False), so it raises, naming what to use."""
+    var = "A" if kind == "Matrix" else "u"
+
+    def refuse(self, other):
+        from .errors import InvalidObject
+        raise InvalidObject(
+            f"== / != are not defined on a {kind}: use {var}.isequal(other) (same stored "
+            f"positions and values), {var}.isclose(other, rel_tol, abs_tol) (values within "
+            f"a tolerance), {var} is other (the same object), or "
+            f"{var}.ewise_mult(other, gb.binary.eq) for an elementwise comparison")
+    refuse.__name__ = "__eq__"
+    return refuse

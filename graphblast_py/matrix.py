@@ -23,7 +23,7 @@ from .device import backend_for
 from .errors import (DimensionMismatch, DomainMismatch, IndexOutOfBound, InvalidIndex,
                      InvalidValue, NoValue)
 from .indexing import check_index, check_size, coo_arrays
-from .compare import close_values, equal_values, same_entries
+from .compare import close_values, equal_values, refuse_comparison, same_entries
 from .mask import Mask
 
 
@@ -496,6 +496,10 @@ class Matrix:
         """Same shape and stored positions; values equal within the tolerances
         (NaN equals NaN)."""
         return same_entries(self, other, check_dtype, close_values(rel_tol, abs_tol))
+
+    # mutable, compared with isequal/isclose: == raises, not hashable
+    __eq__ = __ne__ = refuse_comparison("Matrix")
+    __hash__ = None
 
     def __repr__(self):
         """Shape, type, storage and the first few entries in row-major order

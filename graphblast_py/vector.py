@@ -17,7 +17,7 @@ from . import dtypes
 from .device import backend_for
 from .errors import DimensionMismatch, InvalidValue, NoValue
 from .indexing import check_index, check_size
-from .compare import close_values, equal_values, same_entries
+from .compare import close_values, equal_values, refuse_comparison, same_entries
 from .mask import Mask
 
 DENSE_FRACTION = 1 / 16
@@ -340,6 +340,10 @@ class Vector:
         """Same shape and stored positions; values equal within the tolerances
         (NaN equals NaN)."""
         return same_entries(self, other, check_dtype, close_values(rel_tol, abs_tol))
+
+    # mutable, compared with isequal/isclose: == raises, not hashable
+    __eq__ = __ne__ = refuse_comparison("Vector")
+    __hash__ = None
 
     def __repr__(self):
         """Size, type, storage and the first few entries (``REPR_ENTRIES`` of
