@@ -33,6 +33,10 @@ def _typename(x):
 class Graph:
     """A graph: its square adjacency Matrix ``A`` plus optional node labels.
 
+    Any algorithm of ``graphblast_py.algorithms`` accepts a ``Graph`` where it
+    accepts a Matrix; results are indexed by vertex id, and :meth:`to_dict`
+    maps a result Vector to ``{label: value}``.
+
     Parameters
     ----------
     A : Matrix
@@ -41,10 +45,6 @@ class Graph:
     labels : sequence, optional
         ``A.nrows`` distinct hashable node labels; vertex ``k`` is
         ``labels[k]``.  ``None``: the vertices are their ids ``0..n-1``.
-
-    Any algorithm of ``graphblast_py.algorithms`` accepts a ``Graph`` where it
-    accepts a Matrix; results are indexed by vertex id, and :meth:`to_dict`
-    maps a result Vector to ``{label: value}``.
     """
 
     __slots__ = ("_A", "_labels", "_index")
