@@ -42,7 +42,8 @@ def bfs(A, source, parents=False):
     0, the level of the source, so pass a fill that cannot be a level, e.g.
     ``levels.to_dense(fill=-1)``.
 
-    Raises InvalidObject when ``A`` is not a Matrix (e.g. a networkx graph),
+    ``A``: a Matrix, gb.Graph, SciPy/CuPy sparse matrix or networkx graph
+    (structure only).  Raises InvalidObject for any other ``A``,
     DimensionMismatch for a non-square matrix, InvalidIndex/IndexOutOfBound for
     a source that is not an integer in [0, n), InvalidObject for a non-bool
     ``parents``."""

@@ -32,8 +32,9 @@ def pagerank(A, damping=0.85, tol=1e-6, max_iter=100):
 
     Parameters are checked before any work: ``damping`` a finite number in
     [0, 1], ``tol`` a finite number > 0, ``max_iter`` an integer >= 1
-    (InvalidValue, or InvalidObject for a wrong type); ``A`` a square Matrix
-    (InvalidObject / DimensionMismatch) whose weights are non-negative numbers
+    (InvalidValue, or InvalidObject for a wrong type); ``A`` a square Matrix, gb.Graph,
+    SciPy/CuPy sparse matrix or networkx graph (its 'weight' attribute, default
+    1) (InvalidObject / DimensionMismatch) whose weights are non-negative numbers
     (InvalidValue for a NaN or negative weight: no random walk)."""
     A = check_matrix(A, "pagerank", weighted=True)
     check_nonnegative(A, "pagerank")

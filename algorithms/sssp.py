@@ -43,7 +43,9 @@ def sssp(A, source):
 
     Raises NegativeCycle when a negative cycle is reachable from ``source``;
     InvalidValue when a weight is NaN (it would make every comparison false
-    and drop edges silently); InvalidObject when ``A`` is not a Matrix;
+    and drop edges silently); InvalidObject when ``A`` is not a Matrix, gb.Graph,
+    SciPy/CuPy sparse matrix or networkx graph (weights: its 'weight' attribute,
+    default 1);
     DimensionMismatch for a non-square matrix; InvalidIndex/IndexOutOfBound for
     a bad ``source``."""
     A = check_matrix(A, "sssp", weighted=True)

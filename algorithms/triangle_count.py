@@ -31,8 +31,9 @@ from graphblast_py.checks import check_matrix
 
 
 def check_undirected(A, what):
-    """Raise unless A is a square matrix (InvalidObject / DimensionMismatch)
-    with a symmetric structure (InvalidValue)."""
+    """The Matrix of A (any input ``check_matrix`` accepts); raises unless it
+    is square (InvalidObject / DimensionMismatch) with a symmetric structure
+    (InvalidValue; the symmetry is cached on the matrix, see ``gb.Graph``)."""
     A = check_matrix(A, what)
     if not Graph(A).is_symmetric_structure:                         # cached on A
         raise InvalidValue(f"{what} needs an undirected graph: the structure of A must be "
