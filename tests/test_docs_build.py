@@ -51,7 +51,7 @@ def test_every_markdown_page_is_a_chapter(site):
 def test_api_reference_is_generated_from_docstrings(site):
     objects = _ids(site / "api" / "objects.html")
     for name in ("Matrix", "Matrix.mxm", "Matrix.mxv", "Matrix.ewise_add", "Vector",
-                 "Vector.vxm", "Vector.assign", "Mask"):
+                 "Vector.vxm", "Vector.assign", "Mask", "Graph"):
         assert f"graphblast_py.{name}" in objects, f"{name} missing from the API reference"
     algorithms = _ids(site / "api" / "algorithms.html")
     for name in ("bfs.bfs", "sssp.sssp", "pagerank.pagerank", "betweenness.betweenness_centrality",
