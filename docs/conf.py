@@ -42,3 +42,27 @@ napoleon_custom_sections = ["Definition", "Complexity", "Notes on the GPU"]
 nitpicky = False
 html_theme = "alabaster"
 html_static_path = []
+
+
+def _formulas_as_literal_blocks(app, what, name, obj, options, lines):
+    """The algorithm modules write their definitions as plain text with the
+    formulas indented by four spaces; reStructuredText would reflow such a
+    block into one quoted paragraph.  Show each one verbatim (a literal block)
+    instead, without changing the docstrings (``help()`` reads them as is)."""
+    if what != "module":
+        return
+    out = []
+    for k, line in enumerate(lines):
+        starts_block = (line.startswith("    ") and line.strip() and k >= 2
+                        and not lines[k - 1].strip() and lines[k - 2].strip()
+                        and not lines[k - 2].startswith(" ")
+                        and not lines[k - 2].rstrip().endswith("::"))
+        if starts_block:
+            out[-1:] = ["", "::", ""]
+        out.append(line)
+    lines[:] = out
+
+
+def setup(app):
+    # after napoleon (priority 500), which turns the section titles into rubrics
+    app.connect("autodoc-process-docstring", _formulas_as_literal_blocks, priority=600)
