@@ -120,14 +120,6 @@ def result_type(a, b):
     return np.result_type(a, b)
 
 
-def is_float(dt):
-    return dt.kind == "f"
-
-
-def is_int(dt):
-    return dt.kind in "iu"
-
-
 def min_value(dt):
     if dt == BOOL:
         return False

@@ -261,18 +261,3 @@ def _check_result(name, result, names=(SAME, BOOL)):
             pass
     raise InvalidValue(f"operator {name!r}: result must be one of {', '.join(map(repr, names))} "
                        f"or a dtype such as 'float64', got {result!r}")
-
-
-def check_kind(op, kinds, what):
-    """Raise a specific error when ``op`` is not one of ``kinds``."""
-    if not isinstance(op, kinds):
-        names = " or ".join(k.__name__ for k in (kinds if isinstance(kinds, tuple) else (kinds,)))
-        raise InvalidValue(f"{what} must be a {names}, got {op!r}")
-    return op
-
-
-def check_domain(op, dtype):
-    """Logical operators accept any type (cast to bool); others reject nothing
-    among the supported types.  Placeholder for operator-specific domains."""
-    if dtype not in dtypes.ALL:
-        raise DomainMismatch(f"{op!r} cannot take dtype {dtype}")

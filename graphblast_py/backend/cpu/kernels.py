@@ -216,27 +216,6 @@ def dot_serial(ai, aj, av, read_a, bi, bj, bv, read_b, mrows, mcols, addop, mult
                    term, has_term, is_any, outv, outp)
 
 
-@njit(cache=True, parallel=True)
-def intersect_count(ai, aj, bi, bj, mrows, mcols, out):
-    """out[t] = |row mrows[t] of A  intersect  row mcols[t] of B| (sorted rows)."""
-    for t in prange(mrows.shape[0]):
-        p = ai[mrows[t]]
-        pe = ai[mrows[t] + 1]
-        q = bi[mcols[t]]
-        qe = bi[mcols[t] + 1]
-        s = 0
-        while p < pe and q < qe:
-            if aj[p] < bj[q]:
-                p += 1
-            elif bj[q] < aj[p]:
-                q += 1
-            else:
-                s += 1
-                p += 1
-                q += 1
-        out[t] = s
-
-
 def compile_segment_reduce(f):
     """A segmented reduction with a user operator (jitted ``f``)."""
     @njit
