@@ -5,6 +5,7 @@
 implement :class:`generic.ArrayBackend`'s methods; the object and operation
 layers call only those.
 """
+import logging
 import threading
 
 from ..errors import DeviceUnavailable
@@ -12,6 +13,33 @@ from ..errors import DeviceUnavailable
 _backends = {}
 _lock = threading.Lock()
 _gpu_ok = None
+
+
+_log = logging.getLogger("graphblast_py")
+_compile_noted = set()
+_COMPILERS = {"cpu": "numba (CPU)", "gpu": "NVRTC (CUDA)"}
+
+
+def note_compile(device, what="kernels"):
+    """Report, once per device and process, that kernels are being compiled.
+
+    Called by the backends where a kernel is first built or dispatched (the
+    numba kernel modules and user operators on the CPU, ``cupy.RawModule`` and
+    user ``ElementwiseKernel``s on the GPU).  The first call for ``device``
+    logs one INFO record on the ``"graphblast_py"`` logger; later calls do
+    nothing.  Returns True when it logged.
+    """
+    if device in _compile_noted:
+        return False
+    with _lock:
+        if device in _compile_noted:
+            return False
+        _compile_noted.add(device)
+    _log.info("graphblast_py: compiling %s %s with %s on first use, once per process and "
+              "type signature (the built-in kernels are also cached on disk, so later "
+              "processes load them faster)", device.upper(), what,
+              _COMPILERS.get(device, device))
+    return True
 
 
 def gpu_available():

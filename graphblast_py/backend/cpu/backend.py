@@ -11,6 +11,7 @@ import scipy.sparse as sp
 
 from ... import dtypes
 from ...errors import DomainMismatch, GraphBLASError, InvalidValue, MissingKernel
+from .. import note_compile
 from ..generic import ArrayBackend
 
 _REDUCEAT = {"plus": np.add, "times": np.multiply, "lor": np.logical_or,
@@ -71,6 +72,7 @@ def _first_line(e):
 def _kernels():
     global _kernel_module
     if _kernel_module is None:
+        note_compile("cpu", "kernels")   # one INFO record per process: the cold start
         from . import kernels  # imported lazily: numba start-up only when needed
         _kernel_module = kernels
     return _kernel_module
@@ -97,6 +99,7 @@ class CPUBackend(ArrayBackend):
         d = self._user.get(("jit", op))
         if d is None:
             from numba import njit
+            note_compile("cpu", "user operator kernels")
             d = self._user[("jit", op)] = njit(op.func)
         return d
 
@@ -355,6 +358,7 @@ class CPUBackend(ArrayBackend):
     def spgemm_result(self, A, B, semiring, mask, out_dtype, shape, mask_csr=None):
         C = None
         if self._kernel_ok(semiring, out_dtype):
+            note_compile("cpu", "kernels")
             from .spgemm import spgemm_csr
             C = spgemm_csr(self, A, B, semiring, mask, out_dtype, shape, PARALLEL_WORK, mask_csr)
         if C is None:
@@ -368,6 +372,7 @@ class CPUBackend(ArrayBackend):
 
     def rmat_edges(self, key, scale, nedges, t1, t2, t3):
         """The generic definition, one edge per parallel iteration (numba)."""
+        note_compile("cpu", "kernels")
         from .generators import rmat_edges
         ii = np.empty(nedges, dtype=np.int64)
         jj = np.empty(nedges, dtype=np.int64)
@@ -380,6 +385,7 @@ class CPUBackend(ArrayBackend):
         parallel pass (endpoints, relabelling, key), a sort of those keys and
         a counting pass that writes both directions (numba); half the keys
         to sort and to allocate, which is what costs most here."""
+        note_compile("cpu", "kernels")
         from .generators import kronecker_upper, upper_to_symmetric_csr
         perm = self.random_labels(key_labels, scale) if permute else \
             _placeholder(np.dtype(np.int64))
@@ -398,6 +404,7 @@ class CPUBackend(ArrayBackend):
     def csr_from_edge_keys(self, keys, n):
         """Sort in place, then dedupe and build the CSR in one numba pass (no
         full-size temporaries: fresh memory is what costs most here)."""
+        note_compile("cpu", "kernels")
         from .generators import compact_sorted_keys
         keys.sort()
         indptr = np.empty(n + 1, dtype=dtypes.index_dtype(max(n, keys.shape[0])))
@@ -406,6 +413,7 @@ class CPUBackend(ArrayBackend):
         return indptr, indices[:nnz]
 
     def random_labels(self, key, scale):
+        note_compile("cpu", "kernels")
         from .generators import label_keys
         keys = np.empty(1 << scale, dtype=np.uint64)
         label_keys(np.uint64(key), scale, keys)

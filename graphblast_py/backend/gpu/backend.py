@@ -33,6 +33,7 @@ import cupyx.scipy.sparse as _csp
 from ... import dtypes
 from ...errors import InvalidValue, MissingKernel, OutOfMemory
 from ...stats import stats
+from .. import note_compile
 from ..generic import ArrayBackend
 from . import kernels as K
 
@@ -190,6 +191,7 @@ class GPUBackend(ArrayBackend):
         mod = self._mods.get(key)
         try:
             if mod is None:
+                note_compile("gpu", "kernels")
                 mod = self._mods[key] = cupy.RawModule(code=build())
             fn = mod.get_function(name)
         except cupy.cuda.compiler.CompileException as e:
@@ -216,6 +218,7 @@ class GPUBackend(ArrayBackend):
     def _user_kernel(self, key, op, params, out_dtype):
         k = self._user.get(key)
         if k is None:
+            note_compile("gpu", "user operator kernels")
             body = K.elementwise_body(op, out_dtype, index=key[0] == "i")
             k = cupy.ElementwiseKernel(params, f"{out_dtype.name} z", body,
                                        f"gb_user_{key[0]}_{op.name}")
