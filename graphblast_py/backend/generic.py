@@ -21,6 +21,7 @@ import numpy as np
 
 from .. import dtypes
 from ..errors import OutOfMemory
+from .keys import split_keys
 
 
 class ArrayBackend:
@@ -222,12 +223,7 @@ class ArrayBackend:
         """Sorted unique keys -> (indptr, indices) with compact index dtypes."""
         xp = self.xp
         it = dtypes.index_dtype(max(ncols, keys.shape[0]))
-        if ncols == 0:
-            rows = keys
-            cols = keys
-        else:
-            rows = keys // np.int64(ncols)
-            cols = keys - rows * np.int64(ncols)
+        rows, cols = split_keys(keys, ncols)
         indptr = xp.searchsorted(rows, xp.arange(nrows + 1, dtype=np.int64)).astype(it)
         return indptr, cols.astype(dtypes.index_dtype(ncols))
 
@@ -667,13 +663,7 @@ class ArrayBackend:
             new[0] = True
             xp.not_equal(keys[1:], keys[:-1], out=new[1:])
             keys = keys[new]
-        if n > 0 and n & (n - 1) == 0:
-            sh = np.int64(n.bit_length() - 1)
-            r = keys >> sh
-            c = keys & np.int64(n - 1)
-        else:
-            r = keys // np.int64(max(n, 1))
-            c = keys - r * np.int64(max(n, 1))
+        r, c = split_keys(keys, n)
         it = dtypes.index_dtype(max(n, keys.shape[0]))
         indptr = xp.searchsorted(r, xp.arange(n + 1, dtype=np.int64)).astype(it)
         return indptr, c.astype(dtypes.index_dtype(n))

@@ -7,6 +7,7 @@ import numpy as np
 
 from .. import dtypes
 from ..errors import InvalidValue
+from ..backend.keys import split_keys
 from ..operators import predefined
 from ..operators.core import BinaryOp, IndexUnaryOp, Monoid, UnaryOp
 from .common import check_replace, check_user_op, finish, prepare
@@ -29,9 +30,8 @@ def _positions(x):
     keys, vals = x._keys_vals()
     if x._is_vector:
         return keys, vals, keys, np.int64(0)
-    n = np.int64(x.ncols)
-    i = keys // n if n else keys
-    return keys, vals, i, keys - i * n
+    i, j = split_keys(keys, x.ncols)
+    return keys, vals, i, j
 
 
 def apply(x, op, *, left=None, right=None, thunk=None, mask=None, accum=None, replace=False,

@@ -11,6 +11,7 @@ repeat an index.
 import numpy as np
 
 from ..errors import DimensionMismatch, InvalidIndex, InvalidValue
+from ..backend.keys import split_keys
 from ..indexing import parse_index
 from .common import check_replace
 from .output import resolve_accum, union, write
@@ -93,8 +94,7 @@ def _assign(C, value, index_args, mask, accum, replace):
         """Region-local keys -> keys of C."""
         if C._is_vector:
             return local_keys if idx[0] is None else idx[0][local_keys]
-        r = local_keys // np.int64(local_ncols)
-        c = local_keys - r * np.int64(local_ncols)
+        r, c = split_keys(local_keys, local_ncols)
         if idx[0] is not None:
             r = idx[0][r]
         if idx[1] is not None:
@@ -143,8 +143,7 @@ def _in_region(be, keys, idx, ncols, C):
         sel = xp.zeros(C.size, dtype=bool)
         sel[idx[0]] = True
         return sel[keys]
-    r = keys // ncols
-    c = keys - r * ncols
+    r, c = split_keys(keys, ncols)
     ok = xp.ones(keys.shape[0], dtype=bool)
     if idx[0] is not None:
         sel = xp.zeros(C.nrows, dtype=bool)

@@ -13,6 +13,7 @@ Methods (``method="auto"`` picks one; the choice is recorded in ``gb.stats``):
 import numpy as np
 
 from ..errors import DimensionMismatch, InvalidValue
+from ..backend.keys import split_keys
 from ..stats import stats
 from .common import as_semiring, check_replace, check_user_op, finish, prepare
 
@@ -92,8 +93,6 @@ def _choose(A, B, mask, flop_cost):
     alen = (ip[1:] - ip[:-1]).astype(np.int64)
     cp, _, _ = B._csc_arrays(False)
     clen = (cp[1:] - cp[:-1]).astype(np.int64)
-    ncols = np.int64(B.ncols)
-    mi = mkeys // ncols
-    mj = mkeys - mi * ncols
+    mi, mj = split_keys(mkeys, B.ncols)
     dot_work = int((alen[mi] + clen[mj]).sum())
     return "dot" if dot_work <= flop_cost * flops else "saxpy"

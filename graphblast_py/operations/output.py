@@ -22,6 +22,7 @@ A result is one of
 import numpy as np
 
 from ..errors import InvalidValue
+from ..backend.keys import split_keys
 from ..operators import predefined
 from ..operators.core import BinaryOp, Monoid
 
@@ -188,9 +189,7 @@ def _op(be, op, x, y, out_dtype, keys, positional):
     (``positional`` = ncols of the matrix, or 1 for a vector)."""
     n = keys.shape[0]
     if op.positional is not None:
-        ncols = np.int64(positional or 1)
-        i = keys // ncols
-        j = keys - i * ncols
+        i, j = split_keys(keys, positional or 1)
         src = i if op.positional.endswith("i") else j
         return be.cast(src, out_dtype)
     if op.name == "pair":

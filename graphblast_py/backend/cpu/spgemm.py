@@ -36,6 +36,7 @@ from numba import get_num_threads, get_thread_id, njit, prange
 
 from ... import dtypes
 from .kernels import _add, _mult
+from ..keys import split_keys
 
 # list a row's columns by scanning the marker when ncols <= SCAN_FACTOR * cnt * log2(cnt)
 SCAN_FACTOR = 4
@@ -226,9 +227,7 @@ def _mask_csr(mask, mask_csr, nrows, ncols):
     if mask_csr is not None:
         mi, mj = mask_csr
     else:
-        n = np.int64(ncols)
-        rows = keys // n
-        mj = keys - rows * n
+        rows, mj = split_keys(keys, ncols)
         mi = np.searchsorted(rows, np.arange(nrows + 1, dtype=np.int64))
     return True, not comp, mi.astype(np.int64, copy=False), mj.astype(it, copy=False)
 
