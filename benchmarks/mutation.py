@@ -118,8 +118,8 @@ MUTATIONS = [
     ("apply-bound-right-as-left", OPS + "apply.py",
      "(lambda vals: be.binary(op, vals, s, dt))",
      "(lambda vals: be.binary(op, s, vals, dt))", "ops"),
-    ("apply-row-from-modulo", OPS + "apply.py",
-     "i = keys // n if n else keys", "i = keys % n if n else keys", "ops"),
+    ("apply-row-from-modulo", "graphblast_py/backend/keys.py",
+     "rows = keys // n", "rows = keys % n", "ops"),
     ("apply-thunk-dropped", OPS + "apply.py",
      'th = _scalar(0 if thunk is None else thunk, "apply")', 'th = _scalar(0, "apply")', "ops"),
     # ------------------------------------------------------------ operations/assign.py
