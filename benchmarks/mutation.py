@@ -119,7 +119,7 @@ MUTATIONS = [
      "(lambda vals: be.binary(op, vals, s, dt))",
      "(lambda vals: be.binary(op, s, vals, dt))", "ops"),
     ("apply-row-from-modulo", "graphblast_py/backend/keys.py",
-     "rows = keys // n", "rows = keys % n", "ops"),
+     "rows = keys // n\n", "rows = keys % n\n", "ops"),
     ("apply-thunk-dropped", OPS + "apply.py",
      'th = _scalar(0 if thunk is None else thunk, "apply")', 'th = _scalar(0, "apply")', "ops"),
     # ------------------------------------------------------------ operations/assign.py
