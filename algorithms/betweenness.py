@@ -39,22 +39,26 @@ import math
 
 from graphblast_py import Graph, InvalidValue, Matrix, Vector, binary, dtypes, monoid, semiring, unary
 from graphblast_py.checks import check_bool, check_int, check_matrix
+from graphblast_py.progress import progress_bar
 
 
-def betweenness_centrality(A, sources=None, normalized=True, directed=None, batch_size=64):
+def betweenness_centrality(A, sources=None, normalized=True, directed=None, batch_size=64, *,
+                           progress=False):
     """float64 Vector (every entry present) of betweenness centralities,
     normalised as networkx does; ``sources`` (distinct vertex ids) restricts
     the sum to those sources (networkx's k-sample semantics).
 
     Checked up front: ``A`` a square Matrix, ``normalized`` a bool,
     ``directed`` None or a bool, ``batch_size`` an integer >= 1, ``sources``
-    distinct integer ids in [0, n), at least one."""
+    distinct integer ids in [0, n), at least one, ``progress`` a bool (True:
+    a tqdm bar on stderr counting the sources done; needs tqdm)."""
     what = "betweenness_centrality"
     A = check_matrix(A, what)
     normalized = check_bool(normalized, what, "normalized")
     if directed is not None:
         directed = check_bool(directed, what, "directed")
     batch_size = check_int(batch_size, what, "batch_size", 1)
+    progress = check_bool(progress, what, "progress")
     n = A.nrows
     if sources is None:
         S = Vector(dtypes.BOOL, n, device=A.device)
@@ -67,8 +71,10 @@ def betweenness_centrality(A, sources=None, normalized=True, directed=None, batc
     src, k = S.to_coo()[0], S.nvals
     bc = Vector(dtypes.FP64, n, device=A.device)
     bc.assign(0.0)
-    for start in range(0, k, batch_size):
-        _accumulate(A, src[start:start + batch_size], bc)
+    with progress_bar(k, what, progress) as bar:
+        for start in range(0, k, batch_size):
+            _accumulate(A, src[start:start + batch_size], bc)
+            bar.update(min(batch_size, k - start))
     N = n - 1
     if N < 2:
         return bc

@@ -54,6 +54,7 @@ import numpy as np
 
 from graphblast_py import InvalidValue
 from graphblast_py.checks import check_bool, check_int, check_real
+from graphblast_py.progress import progress_bar
 from graphblast_py.lanczos import check_operator, extreme_eigenpairs
 from graphblast_py.linalg import tridiagonal_eigvalsh
 
@@ -61,9 +62,11 @@ WHICH = ("LA", "SA", "LM", "BE")
 
 
 def eigvalsh(A, k=6, which="LA", *, return_eigenvectors=False, tol=1e-12, block=1, ncv=None,
-             max_restarts=1000, seed=0, verify=True):
+             max_restarts=1000, seed=0, verify=True, progress=False):
     """The k wanted eigenvalues of the symmetric Matrix A (ascending NumPy
-    array), or ``(w, X)`` with ``return_eigenvectors=True``.  See the module."""
+    array), or ``(w, X)`` with ``return_eigenvectors=True``.  See the module.
+
+    ``progress=True``: a tqdm bar on stderr counting the restarts (needs tqdm)."""
     if which not in WHICH:
         raise InvalidValue(f"eigvalsh: which must be one of {', '.join(WHICH)}, got {which!r}")
     A = check_operator(A, "eigvalsh", "float64")
@@ -78,10 +81,12 @@ def eigvalsh(A, k=6, which="LA", *, return_eigenvectors=False, tol=1e-12, block=
         ncv = max(2 * k, k + 32)
     ncv = check_int(ncv, "eigvalsh", "ncv", lo=k + block)
     ncv = -(-ncv // block) * block                       # whole blocks
-    w, X, _ = extreme_eigenpairs(A, int(k), which, tol=max(tol, 1e-15), block=block, ncv=ncv,
-                                 max_restarts=max_restarts, seed=seed,
-                                 vectors=return_eigenvectors,
-                                 verify=check_bool(verify, "eigvalsh", "verify"))
+    verify = check_bool(verify, "eigvalsh", "verify")
+    with progress_bar(None, "eigvalsh", progress) as bar:
+        w, X, _ = extreme_eigenpairs(A, int(k), which, tol=max(tol, 1e-15), block=block,
+                                     ncv=ncv, max_restarts=max_restarts, seed=seed,
+                                     vectors=return_eigenvectors, verify=verify,
+                                     progress=bar.update)
     return (w, X) if return_eigenvectors else w
 
 

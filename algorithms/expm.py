@@ -61,6 +61,7 @@ work, with α and β read back only for the convergence test.
 """
 from graphblast_py import InvalidValue, Vector
 from graphblast_py.checks import check_bool, check_int, check_real
+from graphblast_py.progress import progress_bar
 from graphblast_py.lanczos import (apply_scale, check_finite_vector, check_operator, components_of,
                                    expm_components)
 
@@ -68,18 +69,21 @@ from .connected_components import connected_components
 
 
 def expm_multiply(A, x=None, t=1.0, *, tol=1e-12, max_krylov=300, krylov_dim=None,
-                  return_log_scale=False, dtype="float64", components=None):
+                  return_log_scale=False, dtype="float64", components=None, progress=False):
     """e^{tA} x for a symmetric Matrix A: a Vector, or ``(y, s)`` (two
     Vectors, e^{tA} x = e^s ∘ y) with ``return_log_scale``.  See the module.
 
     ``components``: an int Vector of component labels of A (as
-    ``connected_components`` returns) to reuse; computed when ``None``."""
+    ``connected_components`` returns) to reuse; computed when ``None``.
+    ``progress=True``: a tqdm bar on stderr counting the Lanczos steps (needs
+    tqdm)."""
     t = check_real(t, "expm_multiply", "t")
     tol = check_real(tol, "expm_multiply", "tol", lo=0, lo_open=True)
     max_krylov = check_int(max_krylov, "expm_multiply", "max_krylov")
     if krylov_dim is not None:
         krylov_dim = check_int(krylov_dim, "expm_multiply", "krylov_dim")
     check_bool(return_log_scale, "expm_multiply", "return_log_scale")
+    check_bool(progress, "expm_multiply", "progress")
     A = check_operator(A, "expm_multiply", dtype)
     if x is None:
         x = Vector(A.dtype, A.nrows, device=A.device)
@@ -95,8 +99,9 @@ def expm_multiply(A, x=None, t=1.0, *, tol=1e-12, max_krylov=300, krylov_dim=Non
         raise InvalidValue(f"expm_multiply: components must be an integer Vector of size "
                            f"{A.nrows} (connected_components(A)), got {components!r}")
     limit = krylov_dim or max_krylov
-    y, s, _ = expm_components(A, x, t, components, tol=tol, limit=limit,
-                              fixed=krylov_dim is not None)
+    with progress_bar(limit, "expm_multiply", progress) as bar:
+        y, s, _ = expm_components(A, x, t, components, tol=tol, limit=limit,
+                                  fixed=krylov_dim is not None, progress=bar.update)
     return (y, s) if return_log_scale else apply_scale(y, s)
 
 

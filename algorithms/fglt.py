@@ -36,6 +36,7 @@ Matrix with every entry stored; ``net=False`` gives the raw frequencies.
 """
 from graphblast_py import Graph, InvalidValue, Matrix, Vector, binary, monoid, semiring, unary
 from graphblast_py.checks import check_bool, check_int, check_matrix
+from graphblast_py.progress import progress_bar
 
 # net frequency k = sum of coef * raw sigma_j, as (k, j, coef); identity terms included
 NET = [(0, 0, 1), (1, 1, 1), (2, 2, 1), (2, 4, -2), (3, 3, 1), (3, 4, -1), (4, 4, 1),
@@ -48,12 +49,20 @@ NET = [(0, 0, 1), (1, 1, 1), (2, 2, 1), (2, 4, -2), (3, 3, 1), (3, 4, -1), (4, 4
        (13, 15, -3), (14, 14, 1), (14, 15, -3), (15, 15, 1)]
 
 
-def fglt(A, orbits=16, net=True):
-    """Raw (``net=False``) or net graphlet orbit frequencies of every vertex: see the module."""
+def fglt(A, orbits=16, net=True, *, progress=False):
+    """Raw (``net=False``) or net graphlet orbit frequencies of every vertex: see the module.
+
+    ``progress=True`` shows a tqdm bar on stderr (one step per stage: the
+    products A² and C, σ0..σ4, σ5..σ15, the net transform; needs tqdm)."""
     A = check_matrix(A, "fglt", square=False)
     if check_int(orbits, "fglt", "orbits", 1) not in (5, 16):
         raise InvalidValue(f"fglt: orbits must be 5 or 16, got {orbits!r}")
     net = check_bool(net, "fglt", "net")
+    with progress_bar(4 if orbits == 16 else 3, "fglt", progress) as bar:
+        return _fglt(A, orbits, net, bar)
+
+
+def _fglt(A, orbits, net, bar):
     P = _pattern(A)
     n, pt, ps = P.nrows, semiring.plus_times, semiring.plus_pair
     add = lambda x, y, a=1: x.ewise_union(y.apply(binary.times, right=a), binary.plus, 0, 0)  # noqa: E731
@@ -65,7 +74,9 @@ def fglt(A, orbits=16, net=True):
     d1, d2 = d.apply(binary.minus, right=1), d.apply(binary.minus, right=2)
     W = P.mxm(P, ps).select("offdiag") if orbits == 16 else None   # σ12 needs all of A²
     C = P.mxm(P, ps, mask=P.S) if W is None else W.apply(unary.identity, mask=P.S)
+    bar.update()
     s = [one, d, add(P.mxv(d, pt), d, -1), half(mul(d, d1)), half(C.reduce_rowwise(monoid.plus))]
+    bar.update()
     if orbits == 16:
         C1 = C.apply(binary.minus, right=1)
         s += [add(add(P.mxv(s[2], pt), mul(d, d1), -1), s[4], -2),
@@ -75,14 +86,18 @@ def fglt(A, orbits=16, net=True):
               half(W.ewise_mult(W.apply(binary.minus, right=1), binary.times).reduce_rowwise()),
               half(P.mxm(C1, pt, mask=P.S).reduce_rowwise()),
               half(C.ewise_mult(C1, binary.times).reduce_rowwise()), _k4_per_vertex(P)]
+        bar.update()
     F = Matrix("int64", n, orbits, device=P.device)
     F.assign(0)
     for k, sk in enumerate(s):
         F.assign(sk, cols=k, accum=binary.plus)
     if not net:
+        bar.update()
         return F
     k, j, c = zip(*[t for t in NET if t[0] < orbits])
-    return F.mxm(Matrix.from_coo(j, k, list(c), orbits, orbits, device=P.device), pt)
+    F = F.mxm(Matrix.from_coo(j, k, list(c), orbits, orbits, device=P.device), pt)
+    bar.update()
+    return F
 
 
 def _k4_per_vertex(P):

@@ -90,7 +90,7 @@ def _dense_values(v, dtype):
     return vals.astype(dtype, copy=False)
 
 
-def expm_components(A, x, t, labels, *, tol, limit, fixed):
+def expm_components(A, x, t, labels, *, tol, limit, fixed, progress=None):
     """(y, s, status) with e^{tA}x = e^s ∘ y entrywise: ``y`` a Vector of
     A's dtype, ``s`` a float64 Vector (the log scale of each vertex's
     component).  ``labels``: a component id per vertex (an int Vector, e.g.
@@ -107,7 +107,7 @@ def expm_components(A, x, t, labels, *, tol, limit, fixed):
     nonneg = t >= 0 and (A.nvals == 0 or reduce_scalar(A, monoid.min) >= 0) and \
         (n == 0 or float(be.xp.min(xv)) >= 0)
     y, s, st = _krylov.expm_by_components(be, indptr, indices, values, iso, n, xv, lab, t, tol,
-                                          limit, fixed, nonneg, sparse_operator(A))
+                                          limit, fixed, nonneg, sparse_operator(A), progress)
     if st.unconverged_components:
         msg = (f"{st.unconverged_vertices} of {n} entries (in {st.unconverged_components} "
                f"connected component(s)) did not reach tol={tol:g}: the last Lanczos step still "
@@ -134,7 +134,7 @@ def apply_scale(y, s):
 
 
 def extreme_eigenpairs(A, k, which, *, tol, block, ncv, max_restarts, seed, vectors,
-                       verify=True):
+                       verify=True, progress=None):
     """(values ascending as a NumPy array, n×k dense Matrix or None, info
     dict) for the k wanted eigenpairs of the symmetric float64 Matrix A."""
     be = A._be
@@ -153,7 +153,7 @@ def extreme_eigenpairs(A, k, which, *, tol, block, ncv, max_restarts, seed, vect
     op = sparse_operator(A)
     try:
         r = _krylov.krylov_schur(be.xp, op, n, np.float64, k, which, tol, block, ncv,
-                                 max_restarts, rng, be.to_host, vectors, verify)
+                                 max_restarts, rng, be.to_host, vectors, verify, progress)
     except _krylov._NoConvergence as e:
         raise ConvergenceError(
             f"eigvalsh: the {k} wanted Ritz pairs did not converge to tol={tol:g} within "

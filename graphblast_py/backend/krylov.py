@@ -194,13 +194,13 @@ class KrylovSchurResult:
 
 
 def krylov_schur(xp, op, n, dtype, k, which, tol, block, ncv, max_restarts, rng, to_host,
-                 want_vectors, verify=True):
+                 want_vectors, verify=True, progress=None):
     """The k wanted eigenpairs of the symmetric operator ``op`` (n × n) by
     thick-restart block Lanczos.  Returns a :class:`KrylovSchurResult`
     (``values`` ascending, host; ``vectors`` a (k, n) device array or None)
     or raises ``_NoConvergence`` with the relative residuals when
     ``max_restarts`` is exceeded (the caller turns that into the library's
-    error).
+    error).  ``progress``: None or a callable, called with 1 at every restart.
 
     The basis V (ncv + block rows of length n) stays on the device.  Each
     step multiplies a block, orthogonalises it twice against the whole basis
@@ -330,6 +330,8 @@ def krylov_schur(xp, op, n, dtype, k, which, tol, block, ncv, max_restarts, rng,
             Hc[:] = 0.0
             Hc[np.arange(l), np.arange(l)] = theta[keep]
             restarts += 1
+            if progress is not None:
+                progress(1)
             continue
         if restarts >= max_restarts:
             raise _NoConvergence(res[want] / scale)
@@ -339,6 +341,8 @@ def krylov_schur(xp, op, n, dtype, k, which, tol, block, ncv, max_restarts, rng,
         Yk = xp.asarray(Y[:, keep], dtype=dtype)
         newV = Yk.T @ V[:m]
         restarts += 1
+        if progress is not None:
+            progress(1)
         if restarts % GROW_EVERY == 0 and m < m_max:
             # slow convergence (a clustered end of the spectrum): a larger basis
             grown = min(2 * m, m_max)
@@ -500,7 +504,7 @@ class ExpmStatus:
 
 
 def expm_by_components(be, indptr, indices, values, iso, n, x, labels, t, tol, limit, fixed,
-                       nonnegative, op):
+                       nonnegative, op, progress=None):
     """e^{tA}x per connected component (``labels``: a component id in
     [0, n) per vertex).  Components of at most ``SMALL_COMPONENT`` vertices
     take the dense exponential (one vertex: exact), each larger one its own
@@ -512,7 +516,8 @@ def expm_by_components(be, indptr, indices, values, iso, n, x, labels, t, tol, l
     convergence test).  ``nonnegative`` (A ≥ 0, x ≥ 0, t ≥ 0): the exact
     result satisfies e^{tA}x ≥ x entrywise (e^{tA} ≥ e^{t diag(A)} ≥ I), and
     the returned y is held to that bound, so no entry is negative.  ``op``: A
-    as a SciPy / cuSPARSE matrix for the sparse products."""
+    as a SciPy / cuSPARSE matrix for the sparse products.  ``progress``: None
+    or a callable, called with 1 after every Lanczos step."""
     xp = be.xp
     to_host = be.to_host
     st = ExpmStatus()
@@ -563,6 +568,8 @@ def expm_by_components(be, indptr, indices, values, iso, n, x, labels, t, tol, l
         while steps < limit:
             L.step()
             steps += 1
+            if progress is not None:
+                progress(1)
             if fixed:                   # no test: a component that broke down adds zeros
                 continue
             if steps >= 2 and (steps % every == 0 or steps == limit):
