@@ -40,10 +40,12 @@ import math
 from graphblast_py import Graph, InvalidValue, Matrix, Vector, binary, dtypes, monoid, semiring, unary
 from graphblast_py.checks import check_bool, check_int, check_matrix
 from graphblast_py.progress import progress_bar
+from graphblast_py.hints import GraphLike, Union, VertexIds
 
 
-def betweenness_centrality(A, sources=None, normalized=True, directed=None, batch_size=64, *,
-                           progress=False):
+def betweenness_centrality(A: GraphLike, sources: Union[VertexIds, None] = None,
+                           normalized: bool = True, directed: Union[bool, None] = None,
+                           batch_size: int = 64, *, progress: bool = False) -> Vector:
     """float64 Vector (every entry present) of betweenness centralities,
     normalised as networkx does; ``sources`` (distinct vertex ids) restricts
     the sum to those sources (networkx's k-sample semantics).

@@ -30,9 +30,11 @@ the whole search), fewer edges in pull thanks to early exit; one level is
 from graphblast_py import Vector, dtypes, semiring
 from graphblast_py.checks import check_bool, check_matrix
 from graphblast_py.indexing import check_index
+from graphblast_py.hints import GraphLike, Tuple, Union
 
 
-def bfs(A, source, parents=False):
+def bfs(A: GraphLike, source: int,
+        parents: bool = False) -> Union[Vector, Tuple[Vector, Vector]]:
     """Levels (int64 Vector: source 0, unreached vertices absent) of a BFS
     from ``source`` along the out-edges of ``A``; with ``parents=True``
     returns ``(levels, parents)``, parents an int64 Vector (parent of the

@@ -24,11 +24,12 @@ T(f(u), u) = mngf(u), reduced row-wise with min into f.
 Complexity: O(m + n log n) per iteration, O(log n) iterations in practice.
 """
 from graphblast_py import Matrix, Vector, binary, dtypes, indexunary, monoid, semiring
+from graphblast_py.hints import GraphLike
 
 from .triangle_count import check_undirected
 
 
-def connected_components(A):
+def connected_components(A: GraphLike) -> Vector:
     """int64 Vector: label(v) = smallest vertex id in v's component."""
     A = check_undirected(A, "connected_components")
     n = A.nrows

@@ -54,6 +54,7 @@ import numpy as np
 
 from graphblast_py import InvalidValue
 from graphblast_py.checks import check_bool, check_int, check_real
+from graphblast_py.hints import GraphLike, Matrix, Tuple, Union
 from graphblast_py.progress import progress_bar
 from graphblast_py.lanczos import check_operator, extreme_eigenpairs
 from graphblast_py.linalg import tridiagonal_eigvalsh
@@ -61,8 +62,10 @@ from graphblast_py.linalg import tridiagonal_eigvalsh
 WHICH = ("LA", "SA", "LM", "BE")
 
 
-def eigvalsh(A, k=6, which="LA", *, return_eigenvectors=False, tol=1e-12, block=1, ncv=None,
-             max_restarts=1000, seed=0, verify=True, progress=False):
+def eigvalsh(A: GraphLike, k: int = 6, which: str = "LA", *, return_eigenvectors: bool = False,
+             tol: float = 1e-12, block: int = 1, ncv: Union[int, None] = None,
+             max_restarts: int = 1000, seed: Union[int, None] = 0, verify: bool = True,
+             progress: bool = False) -> Union[np.ndarray, Tuple[np.ndarray, Matrix]]:
     """The k wanted eigenvalues of the symmetric Matrix A (ascending NumPy
     array), or ``(w, X)`` with ``return_eigenvectors=True``.  See the module.
 

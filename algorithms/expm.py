@@ -64,12 +64,16 @@ from graphblast_py.checks import check_bool, check_int, check_real
 from graphblast_py.progress import progress_bar
 from graphblast_py.lanczos import (apply_scale, check_finite_vector, check_operator, components_of,
                                    expm_components)
+from graphblast_py.hints import GraphLike, Tuple, Union
 
 from .connected_components import connected_components
 
 
-def expm_multiply(A, x=None, t=1.0, *, tol=1e-12, max_krylov=300, krylov_dim=None,
-                  return_log_scale=False, dtype="float64", components=None, progress=False):
+def expm_multiply(A: GraphLike, x: Union[Vector, None] = None, t: float = 1.0, *,
+                  tol: float = 1e-12, max_krylov: int = 300, krylov_dim: Union[int, None] = None,
+                  return_log_scale: bool = False, dtype: str = "float64",
+                  components: Union[Vector, None] = None,
+                  progress: bool = False) -> Union[Vector, Tuple[Vector, Vector]]:
     """e^{tA} x for a symmetric Matrix A: a Vector, or ``(y, s)`` (two
     Vectors, e^{tA} x = e^s ∘ y) with ``return_log_scale``.  See the module.
 
@@ -105,7 +109,8 @@ def expm_multiply(A, x=None, t=1.0, *, tol=1e-12, max_krylov=300, krylov_dim=Non
     return (y, s) if return_log_scale else apply_scale(y, s)
 
 
-def total_communicability(A, beta=1.0, **kwargs):
+def total_communicability(A: GraphLike, beta: float = 1.0,
+                          **kwargs) -> Union[Vector, Tuple[Vector, Vector]]:
     """e^{βA} 1 (Benzi & Klymko): a Vector, or ``(y, s)`` with
     ``return_log_scale=True``; keywords as :func:`expm_multiply`."""
     return expm_multiply(A, None, t=beta, **kwargs)

@@ -37,6 +37,7 @@ Matrix with every entry stored; ``net=False`` gives the raw frequencies.
 from graphblast_py import Graph, InvalidValue, Matrix, Vector, binary, monoid, semiring, unary
 from graphblast_py.checks import check_bool, check_int, check_matrix
 from graphblast_py.progress import progress_bar
+from graphblast_py.hints import GraphLike
 
 # net frequency k = sum of coef * raw sigma_j, as (k, j, coef); identity terms included
 NET = [(0, 0, 1), (1, 1, 1), (2, 2, 1), (2, 4, -2), (3, 3, 1), (3, 4, -1), (4, 4, 1),
@@ -49,7 +50,8 @@ NET = [(0, 0, 1), (1, 1, 1), (2, 2, 1), (2, 4, -2), (3, 3, 1), (3, 4, -1), (4, 4
        (13, 15, -3), (14, 14, 1), (14, 15, -3), (15, 15, 1)]
 
 
-def fglt(A, orbits=16, net=True, *, progress=False):
+def fglt(A: GraphLike, orbits: int = 16, net: bool = True, *,
+         progress: bool = False) -> Matrix:
     """Raw (``net=False``) or net graphlet orbit frequencies of every vertex: see the module.
 
     ``progress=True`` shows a tqdm bar on stderr (one step per stage: the

@@ -24,9 +24,11 @@ Complexity: O(m + n) per iteration, at most ``max_iter`` iterations.
 """
 from graphblast_py import ConvergenceError, Vector, binary, dtypes, monoid, semiring, unary
 from graphblast_py.checks import check_int, check_matrix, check_nonnegative, check_real
+from graphblast_py.hints import GraphLike
 
 
-def pagerank(A, damping=0.85, tol=1e-6, max_iter=100):
+def pagerank(A: GraphLike, damping: float = 0.85, tol: float = 1e-6,
+             max_iter: int = 100) -> Vector:
     """PageRank of every vertex of the weighted digraph ``A`` (float64 Vector
     with every entry present, summing to 1); networkx's definition.
 

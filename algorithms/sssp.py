@@ -31,9 +31,10 @@ import math
 from graphblast_py import NegativeCycle, Vector, binary, dtypes, semiring, unary
 from graphblast_py.checks import check_matrix, check_no_nan
 from graphblast_py.indexing import check_index
+from graphblast_py.hints import GraphLike
 
 
-def sssp(A, source):
+def sssp(A: GraphLike, source: int) -> Vector:
     """Shortest-path distances from ``source`` along the out-edges of ``A``
     (weights = values of A, negatives allowed) as a Vector of A's float dtype
     (float64 for integer/Boolean A); unreachable vertices have no entry.

@@ -28,6 +28,7 @@ O(m^{3/2}) worst case; memory O(m).
 """
 from graphblast_py import Graph, InvalidValue, Vector, binary, dtypes, monoid, semiring
 from graphblast_py.checks import check_matrix
+from graphblast_py.hints import GraphLike
 
 
 def check_undirected(A, what):
@@ -41,14 +42,14 @@ def check_undirected(A, what):
     return A
 
 
-def triangle_count(A):
+def triangle_count(A: GraphLike) -> int:
     """Number of triangles (int) of the undirected graph ``A``."""
     A = check_undirected(A, "triangle_count")
     L = A.select("tril", -1).dup(dtypes.INT64)
     return int(L.mxm(L.T, semiring.plus_pair, mask=L.S).reduce_scalar(monoid.plus))
 
 
-def triangles_per_vertex(A):
+def triangles_per_vertex(A: GraphLike) -> Vector:
     """int64 Vector (every entry present): triangles containing each vertex."""
     A = check_undirected(A, "triangles_per_vertex")
     L = A.select("tril", -1).dup(dtypes.INT64)

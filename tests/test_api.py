@@ -153,3 +153,18 @@ def test_no_notice_below_info(fresh_notice, caplog):
     with caplog.at_level(logging.WARNING, logger="graphblast_py"):
         _backend.note_compile("cpu")
     assert not [r for r in caplog.records if r.name == "graphblast_py"]
+
+
+@pytest.mark.parametrize("name", ["bfs", "sssp", "pagerank", "connected_components",
+                                  "triangle_count", "triangles_per_vertex", "fglt",
+                                  "betweenness_centrality", "eigvalsh", "expm_multiply",
+                                  "total_communicability"])
+def test_algorithm_type_hints(name):
+    import graphblast_py.algorithms as alg
+    from graphblast_py.hints import GraphLike
+    f = getattr(alg, name, None)
+    if f is None:                                   # not re-exported at the package level
+        from graphblast_py.algorithms import eigen, expm
+        f = getattr(eigen, name, None) or getattr(expm, name)
+    hints = typing.get_type_hints(f)
+    assert hints["A"] == GraphLike and "return" in hints
