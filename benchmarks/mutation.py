@@ -133,8 +133,8 @@ MUTATIONS = [
      "k_out, v_out = kc[~inreg][1:], vc[~inreg][1:]", "ops"),
     # ------------------------------------------------------------ operations/extract.py
     ("extract-value-position", OPS + "extract.py",
-     'T = ("sparse", k.astype(np.int64), vals[pos[k]])',
-     'T = ("sparse", k.astype(np.int64), vals[k])', "ops"),
+     'T = SparseResult(k.astype(np.int64), vals[pos[k]])',
+     'T = SparseResult(k.astype(np.int64), vals[k])', "ops"),
     ("extract-row-one-short", OPS + "extract.py",
      "lo, hi = int(ip[i]), int(ip[i + 1])", "lo, hi = int(ip[i]), int(ip[i + 1]) - 1", "ops"),
     # ------------------------------------------------------------ operations/transpose.py

@@ -33,6 +33,7 @@ import numpy as np
 from . import dtypes
 from .errors import InvalidValue
 from .matrix import Matrix
+from .results import CSRResult
 
 __all__ = ["kronecker", "rmat", "grid2d", "random_geometric", "erdos_renyi"]
 
@@ -80,7 +81,7 @@ def _iso_matrix(be, csr, n, dtype):
     """Iso matrix (value True / 1) from the CSR arrays a backend built."""
     dt = dtypes.lookup(dtype)
     A = Matrix(dt, n, n, device=be.name)
-    A._assign_result(("csr", csr[0], csr[1], None, dt.type(True)))
+    A._assign_result(CSRResult(csr[0], csr[1], None, dt.type(True)))
     return A
 
 

@@ -25,6 +25,7 @@ from .errors import (DimensionMismatch, DomainMismatch, IndexOutOfBound, Invalid
 from .indexing import check_index, check_size, coo_arrays
 from .compare import close_values, equal_values, refuse_comparison, same_entries
 from .mask import Mask
+from .results import CSRResult, DenseMatrixResult, SparseResult
 
 
 class Matrix:
@@ -65,20 +66,19 @@ class Matrix:
         self._nvals = self.nrows * self.ncols if pres is None else None
 
     def _assign_result(self, T):
-        kind = T[0]
         be = self._be
-        if kind == "csr":
-            _, indptr, indices, vals, iso = T
+        if isinstance(T, CSRResult):
+            indptr, indices, vals, iso = T
             self._set_csr(indptr, indices, None if vals is None else be.cast(vals, self.dtype),
                           iso)
-        elif kind == "sparse":
-            indptr, indices = be.keys_to_csr(T[1], self.nrows, self.ncols)
-            self._set_csr(indptr, indices, be.cast(T[2], self.dtype))
-            self._keys = T[1]
-        elif kind == "dense2":
-            self._set_dense(be.cast(T[1], self.dtype), T[2])
+        elif isinstance(T, SparseResult):
+            indptr, indices = be.keys_to_csr(T.keys, self.nrows, self.ncols)
+            self._set_csr(indptr, indices, be.cast(T.vals, self.dtype))
+            self._keys = T.keys
+        elif isinstance(T, DenseMatrixResult):
+            self._set_dense(be.cast(T.vals, self.dtype), T.present)
         else:  # pragma: no cover
-            raise InvalidValue(f"unknown result kind {kind!r}")
+            raise InvalidValue(f"a Matrix cannot take a {type(T).__name__} result")
 
     def _is_empty_fresh(self):
         return self._form == "sparse" and self._indices.shape[0] == 0
@@ -465,7 +465,7 @@ class Matrix:
         k = be.xp.asarray([i * self.ncols + j], dtype=np.int64)
         keys, vals = union(be, keys, vals, k, be.xp.asarray([val], dtype=self.dtype),
                            binary.second, self.dtype)
-        self._assign_result(("sparse", keys, vals))
+        self._assign_result(SparseResult(keys, vals))
 
     def __delitem__(self, key):
         i, j = self._ij(key)
@@ -479,7 +479,7 @@ class Matrix:
             return
         keys, vals = self._keys_vals()
         keep = keys != i * self.ncols + j
-        self._assign_result(("sparse", keys[keep], vals[keep]))
+        self._assign_result(SparseResult(keys[keep], vals[keep]))
 
     def __bool__(self):
         raise InvalidValue("the truth value of a Matrix is ambiguous: use .nvals")

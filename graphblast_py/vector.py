@@ -19,6 +19,7 @@ from .errors import DimensionMismatch, InvalidValue, NoValue
 from .indexing import check_index, check_size
 from .compare import close_values, equal_values, refuse_comparison, same_entries
 from .mask import Mask
+from .results import DenseVectorResult, SparseResult
 
 DENSE_FRACTION = 1 / 16
 LARGE = 1 << 26     # sizes above this check free memory before a dense allocation
@@ -59,13 +60,12 @@ class Vector:
 
     def _assign_result(self, T):
         """Take a computed result (see operations.output) as the new content."""
-        kind = T[0]
-        if kind == "sparse":
-            self._set_sparse(T[1], self._be.cast(T[2], self.dtype))
-        elif kind == "dense":
-            self._set_dense(self._be.cast(T[1], self.dtype), T[2])
+        if isinstance(T, SparseResult):
+            self._set_sparse(T.keys, self._be.cast(T.vals, self.dtype))
+        elif isinstance(T, DenseVectorResult):
+            self._set_dense(self._be.cast(T.vals, self.dtype), T.present)
         else:  # pragma: no cover - programming error
-            raise InvalidValue(f"unknown result kind {kind!r}")
+            raise InvalidValue(f"a Vector cannot take a {type(T).__name__} result")
 
     def _is_empty_fresh(self):
         return self._form == "sparse" and self._idx.shape[0] == 0

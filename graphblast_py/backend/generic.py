@@ -21,6 +21,7 @@ import numpy as np
 
 from .. import dtypes
 from ..errors import OutOfMemory
+from ..results import SparseResult
 from .keys import split_keys
 
 
@@ -424,12 +425,12 @@ class ArrayBackend:
 
     def spgemm_result(self, A, B, semiring, mask, out_dtype, shape, mask_csr=None):
         """:meth:`spgemm` as a result for the output rule (operations/output.py):
-        ``("sparse", keys, vals)`` here; a backend whose kernel builds CSR
-        returns ``("csr", indptr, indices, vals, iso)`` and saves the
+        ``SparseResult(keys, vals)`` here; a backend whose kernel builds CSR
+        returns ``CSRResult(indptr, indices, vals, iso)`` and saves the
         conversion.  ``mask_csr``: the mask's (indptr, indices) when the caller
         has them for free (a structural mask), else None."""
         keys, vals = self.spgemm(A, B, semiring, mask, out_dtype, shape)
-        return ("sparse", keys, vals)
+        return SparseResult(keys, vals)
 
     def saxpy_flop_cost(self, semiring, out_dtype):
         """mxm's cost model: one saxpy product of :meth:`spgemm_result` in

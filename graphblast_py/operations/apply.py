@@ -10,6 +10,7 @@ from ..errors import InvalidValue
 from ..backend.keys import split_keys
 from ..operators import predefined
 from ..operators.core import BinaryOp, IndexUnaryOp, Monoid, UnaryOp
+from ..results import CSRResult, DenseMatrixResult, DenseVectorResult, SparseResult
 from .common import check_replace, check_user_op, finish, prepare
 
 
@@ -67,7 +68,7 @@ def apply(x, op, *, left=None, right=None, thunk=None, mask=None, accum=None, re
         v = be.indexunary(op, vals if op.reads_x else None, i, j, th, dt)
         if not hasattr(v, "shape") or v.shape != keys.shape:
             v = be.xp.broadcast_to(be.xp.asarray(v, dtype=dt), keys.shape).copy()
-        return finish(out, ("sparse", keys, v), dt, x.shape, be, mask, accum, replace,
+        return finish(out, SparseResult(keys, v), dt, x.shape, be, mask, accum, replace,
                       x._is_vector)
     else:
         raise InvalidValue(f"apply: expected a UnaryOp, BinaryOp or IndexUnaryOp, got {op!r}")
@@ -75,17 +76,17 @@ def apply(x, op, *, left=None, right=None, thunk=None, mask=None, accum=None, re
         # iso: one value in, one value out
         one = f(be.full(1, x._iso, x.dtype))
         iso = be.to_host(one)[0]
-        T = ("csr", x._indptr, x._indices, None, iso)
+        T = CSRResult(x._indptr, x._indices, None, iso)
     elif x._is_vector and x._form == "dense":
-        T = ("dense", f(x._vals), x._pres)
+        T = DenseVectorResult(f(x._vals), x._pres)
     elif not x._is_vector and x.form == "dense":
-        T = ("dense2", f(x._dvals.reshape(-1)).reshape(x.shape), x._dpres)
+        T = DenseMatrixResult(f(x._dvals.reshape(-1)).reshape(x.shape), x._dpres)
     elif not x._is_vector:
         ip, ix, v = x._csr()
-        T = ("csr", ip, ix, f(v), None)
+        T = CSRResult(ip, ix, f(v), None)
     else:
         idx, v = x._sparse()
-        T = ("sparse", idx, f(v))
+        T = SparseResult(idx, f(v))
     return finish(out, T, dt, x.shape, be, mask, accum, replace, x._is_vector)
 
 
@@ -96,7 +97,7 @@ def _apply_positional(x, op, bound_left, out, mask, accum, replace):
     be = x._be
     dt = dtypes.INT64
     v = be.cast(be.xp.broadcast_to(be.xp.asarray(src), keys.shape), dt)
-    return finish(out, ("sparse", keys, v.copy()), dt, x.shape, be, mask, accum, replace,
+    return finish(out, SparseResult(keys, v.copy()), dt, x.shape, be, mask, accum, replace,
                   x._is_vector)
 
 
@@ -116,7 +117,7 @@ def select(x, op, thunk=None, *, mask=None, accum=None, replace=False, out=None)
     keep = be.indexunary(op, vals if op.reads_x else None, i, j, th, dtypes.BOOL)
     if not hasattr(keep, "shape") or keep.shape != keys.shape:
         keep = be.xp.broadcast_to(be.xp.asarray(keep, dtype=bool), keys.shape)
-    T = ("sparse", keys[keep], vals[keep])
+    T = SparseResult(keys[keep], vals[keep])
     return finish(out, T, x.dtype, x.shape, be, mask, accum, replace, x._is_vector)
 
 

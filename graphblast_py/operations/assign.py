@@ -13,6 +13,7 @@ import numpy as np
 from ..errors import DimensionMismatch, InvalidIndex, InvalidValue
 from ..backend.keys import split_keys
 from ..indexing import parse_index
+from ..results import DenseVectorResult, SparseResult
 from .common import check_replace
 from .output import resolve_accum, union, write
 
@@ -82,11 +83,11 @@ def _assign(C, value, index_args, mask, accum, replace):
             s = _scalar(value, what)
             be.check_alloc(C.size * (np.asarray(s).dtype.itemsize + C.dtype.itemsize + 1),
                            f"{what} of a scalar to all {C.size} positions")
-            T = ("dense", be.full(C.size, s, np.asarray(s).dtype), None)
+            T = DenseVectorResult(be.full(C.size, s, np.asarray(s).dtype), None)
         elif value._form == "dense":
-            T = ("dense", value._vals, value._pres)
+            T = DenseVectorResult(value._vals, value._pres)
         else:
-            T = ("sparse", value._idx, value._vals)
+            T = SparseResult(value._idx, value._vals)
         return write(C, T, mask, accum, replace)
     ncols = np.int64(1 if C._is_vector else C.ncols)
 
@@ -132,7 +133,7 @@ def _assign(C, value, index_args, mask, accum, replace):
     keys = xp.concatenate([k_out, k_in])
     vals = xp.concatenate([v_out, be.cast(v_in, C.dtype)])
     order = be.argsort(keys)
-    return write(C, ("sparse", keys[order], vals[order]), mask, None, replace)
+    return write(C, SparseResult(keys[order], vals[order]), mask, None, replace)
 
 
 def _in_region(be, keys, idx, ncols, C):

@@ -8,6 +8,7 @@
 """
 from .. import dtypes
 from ..errors import DimensionMismatch, InvalidValue
+from ..results import DenseVectorResult, SparseResult
 from .common import as_binary, check_replace, check_user_op, finish, prepare
 from .output import _op, intersect, union
 
@@ -35,12 +36,12 @@ def ewise_add(a, b, op, *, mask=None, accum=None, replace=False, out=None):
     be = a._be
     dt = op.out_dtype(a.dtype, b.dtype)
     if a._is_vector and _full(a) and _full(b):
-        T = ("dense", _dense_op(be, op, a, b, dt), None)
+        T = DenseVectorResult(_dense_op(be, op, a, b, dt), None)
     else:
         ka, va = a._keys_vals()
         kb, vb = b._keys_vals()
         k, v = union(be, ka, va, kb, vb, op, dt, positional=_positional(a))
-        T = ("sparse", k, v)
+        T = SparseResult(k, v)
     return finish(out, T, dt, a.shape, be, mask, accum, replace, a._is_vector)
 
 
@@ -49,12 +50,12 @@ def ewise_mult(a, b, op, *, mask=None, accum=None, replace=False, out=None):
     be = a._be
     dt = op.out_dtype(a.dtype, b.dtype)
     if a._is_vector and _full(a) and _full(b):
-        T = ("dense", _dense_op(be, op, a, b, dt), None)
+        T = DenseVectorResult(_dense_op(be, op, a, b, dt), None)
     else:
         ka, va = a._keys_vals()
         kb, vb = b._keys_vals()
         k, v = intersect(be, ka, va, kb, vb, op, dt, positional=_positional(a))
-        T = ("sparse", k, v)
+        T = SparseResult(k, v)
     return finish(out, T, dt, a.shape, be, mask, accum, replace, a._is_vector)
 
 
@@ -73,7 +74,7 @@ def ewise_union(a, b, op, left_default, right_default, *, mask=None, accum=None,
     rd = dtypes.cast_scalar(right_default, b.dtype, "ewise_union: right_default")
     k, v = union(be, ka, va, kb, vb, op, dt, left_default=ld, right_default=rd,
                  positional=_positional(a))
-    return finish(out, ("sparse", k, v), dt, a.shape, be, mask, accum, replace, a._is_vector)
+    return finish(out, SparseResult(k, v), dt, a.shape, be, mask, accum, replace, a._is_vector)
 
 
 def _full(v):

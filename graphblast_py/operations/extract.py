@@ -6,6 +6,7 @@ import numpy as np
 
 from ..errors import InvalidValue
 from ..indexing import parse_index
+from ..results import DenseVectorResult, SparseResult
 from .common import check_replace, finish, prepare
 
 
@@ -17,16 +18,16 @@ def vector_extract(u, indices, *, mask=None, accum=None, replace=False, out=None
     check_replace(replace, "extract")
     accum = prepare("extract", [("the vector", u)], out, (n,), True, mask, accum)
     if I is None:
-        T = ("sparse",) + tuple(u._sparse())
+        T = SparseResult(*u._sparse())
     elif u._form == "dense":
         vals = u._vals[I]
         pres = None if u._pres is None else u._pres[I]
-        T = ("dense", vals, pres)
+        T = DenseVectorResult(vals, pres)
     else:
         idx, vals = u._sparse()
         found, pos = be.locate(I, idx)
         k = be.xp.flatnonzero(found)
-        T = ("sparse", k.astype(np.int64), vals[pos[k]])
+        T = SparseResult(k.astype(np.int64), vals[pos[k]])
     return finish(out, T, u.dtype, (n,), be, mask, accum, replace, True)
 
 
@@ -82,5 +83,5 @@ def matrix_extract(A, rows, cols, *, mask=None, accum=None, replace=False, out=N
         r, vals = r[seg], vals[seg]
     keys = r * np.int64(n) + c
     order = be.argsort(keys)
-    return finish(out, ("sparse", keys[order], vals[order]), A.dtype, (m, n), be, mask, accum,
+    return finish(out, SparseResult(keys[order], vals[order]), A.dtype, (m, n), be, mask, accum,
                   replace, False)

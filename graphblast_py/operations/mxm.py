@@ -15,6 +15,7 @@ import numpy as np
 from ..errors import DimensionMismatch, InvalidValue
 from ..backend.keys import split_keys
 from ..stats import stats
+from ..results import DenseMatrixResult, SparseResult
 from .common import as_semiring, check_replace, check_user_op, finish, prepare
 
 # One saxpy product (expand, mask test, sort, reduce; memory per product) costs
@@ -61,12 +62,12 @@ def mxm(A, B, semiring, *, mask=None, accum=None, replace=False, out=None, metho
         vals, rowpres = be.spmm(A._csr(mult.reads_x), B._dvals, semiring, out_dtype)
         pres = None if bool(rowpres.all()) else be.xp.broadcast_to(
             rowpres[:, None], shape).copy()
-        T = ("dense2", vals, pres)
+        T = DenseMatrixResult(vals, pres)
     elif method == "dot":
         mkeys = mask.keys()
         keys, vals = be.spgemm_dot(A._csr(mult.reads_x), B._csc_arrays(mult.reads_y), semiring,
                                    mkeys, out_dtype, shape, A.ncols)
-        T = ("sparse", keys, vals)
+        T = SparseResult(keys, vals)
     else:
         mk = None if mask is None else (mask.keys(), mask.complement)
         mcsr = mask.parent._csr(False)[:2] if mask is not None and mask.structure else None

@@ -30,6 +30,7 @@ from ..errors import DimensionMismatch, InvalidValue
 from ..matrix import Matrix
 from ..vector import Vector
 from ..stats import stats
+from ..results import DenseVectorResult, SparseResult
 from .common import as_semiring, check_replace, check_user_op, finish, prepare
 
 EARLY_EXIT_FACTOR = 0.25
@@ -104,7 +105,7 @@ def _matvec(what, A, u, semiring, mask, accum, replace, out, direction, pull_inp
         allowed = kmask.dense() if kmask is not None else None
         idx, vals = be.spmspv_push(P, u._sparse(), semiring, allowed, swap, out_dtype, n_out,
                                    structure_only=structure_only)
-        T = ("sparse", idx, vals)
+        T = SparseResult(idx, vals)
     else:
         R = A._csc_arrays(reads_a) if swap else A._csr(reads_a)
         rows = None
@@ -113,7 +114,7 @@ def _matvec(what, A, u, semiring, mask, accum, replace, out, direction, pull_inp
         src = pull_input if pull_input is not None else u
         vals, pres = be.spmv_pull(R, src._dense(), semiring, rows, swap, out_dtype,
                                   structure_only=structure_only, early_exit=early_exit)
-        T = ("dense", vals, pres)
+        T = DenseVectorResult(vals, pres)
     # the output rule applies the mask (always: kernels never write outputs)
     return finish(out, T, out_dtype, (n_out,), be, mask, accum, replace, True)
 

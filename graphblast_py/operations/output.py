@@ -13,11 +13,11 @@ disallowed outputs) but never write outputs themselves: they hand a result
 ``T`` to :func:`write` and this function is the only writer.  ``T`` is
 computed fully before anything is written, so ``out`` may alias an input.
 
-A result is one of
-    ("sparse", keys, vals)       sorted unique keys (vector index or i*ncols+j)
-    ("dense", vals, present)     vectors: arrays over all positions (present None = full)
-    ("csr", indptr, indices, vals, iso)   matrices (vals None for an iso result)
-    ("dense2", vals2d, present2d)         matrices in dense form
+A result is one of the named types of :mod:`graphblast_py.results`:
+    SparseResult(keys, vals)               sorted unique keys (vector index or i*ncols+j)
+    DenseVectorResult(vals, present)       vectors: arrays over all positions (present None = full)
+    CSRResult(indptr, indices, vals, iso)  matrices (vals None for an iso result)
+    DenseMatrixResult(vals, present)       matrices in dense form (2-D arrays)
 """
 import numpy as np
 
@@ -25,6 +25,7 @@ from ..errors import InvalidValue
 from ..backend.keys import split_keys
 from ..operators import predefined
 from ..operators.core import BinaryOp, Monoid
+from ..results import CSRResult, DenseMatrixResult, DenseVectorResult, SparseResult
 
 
 def resolve_accum(accum):
@@ -50,12 +51,11 @@ def write(out, T, mask, accum, replace, masked=False):
     """Apply the output rule; ``out`` is a Vector or Matrix (possibly empty, new).
     ``masked``: T holds no entry the mask forbids (the kernel applied the mask)."""
     be = out._be
-    kind = T[0]
     fresh = out._is_empty_fresh()
     if (mask is None or (masked and (fresh or replace))) and (accum is None or fresh):
         out._assign_result(T)           # Z = T, nothing old survives
         return out
-    if out._is_vector and (kind == "dense" or out._form == "dense"):
+    if out._is_vector and (isinstance(T, DenseVectorResult) or out._form == "dense"):
         return _write_dense_vector(out, T, mask, accum, replace)
     # general path on sorted keys
     kc, vc = out._keys_vals()
@@ -72,7 +72,7 @@ def write(out, T, mask, accum, replace, masked=False):
         if not replace and kc.shape[0]:
             old = ~_allowed(be, mask, kc)
             kz, vz = _merge_disjoint(be, kz, vz, kc[old], vc[old])
-    out._assign_result(("sparse", kz, vz))
+    out._assign_result(SparseResult(kz, vz))
     return out
 
 
@@ -85,11 +85,10 @@ def _allowed(be, mask, keys):
 
 def _as_keys(out, T):
     be = out._be
-    kind = T[0]
-    if kind == "sparse":
-        return T[1], T[2]
-    if kind == "dense":
-        vals, pres = T[1], T[2]
+    if isinstance(T, SparseResult):
+        return T.keys, T.vals
+    if isinstance(T, DenseVectorResult):
+        vals, pres = T.vals, T.present
         if pres is None:
             return be.arange(vals.shape[0]), vals
         idx = be.xp.flatnonzero(pres)
@@ -97,10 +96,10 @@ def _as_keys(out, T):
     from ..matrix import Matrix
     # keep T's own type: the accum operator must see T's values before any
     # cast to out.dtype (e.g. min(False, -1) is -1, which casts to True)
-    if kind == "csr":
-        dt = T[3].dtype if T[3] is not None else np.asarray(T[4]).dtype
+    if isinstance(T, CSRResult):
+        dt = T.vals.dtype if T.vals is not None else np.asarray(T.iso).dtype
     else:
-        dt = T[1].dtype
+        dt = T.vals.dtype
     tmp = Matrix(dt, out.nrows, out.ncols, device=out.device)
     tmp._assign_result(T)
     return tmp._keys_vals()
@@ -118,13 +117,13 @@ def _write_dense_vector(out, T, mask, accum, replace):
     xp = be.xp
     n = out.size
     cv, cp = out._dense()
-    if T[0] == "dense":
-        tv, tp = T[1], T[2]
+    if isinstance(T, DenseVectorResult):
+        tv, tp = T.vals, T.present
     else:
-        tv = xp.zeros(n, dtype=T[2].dtype)
+        tv = xp.zeros(n, dtype=T.vals.dtype)
         tp = xp.zeros(n, dtype=bool)
-        tv[T[1]] = T[2]
-        tp[T[1]] = True
+        tv[T.keys] = T.vals
+        tp[T.keys] = True
     cp_ = cp if cp is not None else xp.ones(n, dtype=bool)
     tp_ = tp if tp is not None else xp.ones(n, dtype=bool)
     if accum is not None:
@@ -145,7 +144,7 @@ def _write_dense_vector(out, T, mask, accum, replace):
             rp = xp.where(m, zp, cp_)
     else:
         rv, rp = zv, zp
-    out._assign_result(("dense", rv, rp))
+    out._assign_result(DenseVectorResult(rv, rp))
     return out
 
 

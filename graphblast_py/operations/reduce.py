@@ -2,6 +2,7 @@
 matrix or vector to a scalar (the monoid's identity when empty)."""
 import numpy as np
 
+from ..results import SparseResult
 from .common import as_monoid, check_replace, check_user_op, finish, prepare
 
 
@@ -30,7 +31,7 @@ def _reduce_lines(what, A, monoid, mask, accum, replace, out, rows):
     starts = ip[:-1].astype(np.int64)[nonempty]
     red = be.segment_reduce(monoid, be.cast(v, dt), starts) if starts.shape[0] else \
         be.zeros(0, dt)
-    return finish(out, ("sparse", nonempty.astype(np.int64), red), dt, (n,), be, mask, accum,
+    return finish(out, SparseResult(nonempty.astype(np.int64), red), dt, (n,), be, mask, accum,
                   replace, True)
 
 

@@ -3,6 +3,7 @@ import numpy as np
 
 from ..errors import DimensionMismatch, InvalidValue
 from ..indexing import MAX_DIM
+from ..results import CSRResult, DenseMatrixResult, SparseResult
 from .common import as_binary, check_replace, check_user_op, finish, prepare
 from .output import _op
 
@@ -14,9 +15,9 @@ def transpose(A, *, mask=None, accum=None, replace=False, out=None):
     accum = prepare("transpose", [("the matrix", A)], out, shape, False, mask, accum)
     t = A.T
     if t.form == "dense":
-        T = ("dense2", t._dvals, t._dpres)
+        T = DenseMatrixResult(t._dvals, t._dpres)
     else:
-        T = ("csr", t._indptr, t._indices, t._vals, t._iso)
+        T = CSRResult(t._indptr, t._indices, t._vals, t._iso)
     return finish(out, T, A.dtype, shape, A._be, mask, accum, replace, False)
 
 
@@ -50,5 +51,5 @@ def kronecker(A, B, op, *, mask=None, accum=None, replace=False, out=None):
     dt = op.out_dtype(A.dtype, B.dtype)
     vals = _op(be, op, va[sa], vb[sb], dt, keys, shape[1])
     order = be.argsort(keys)
-    return finish(out, ("sparse", keys[order], vals[order]), dt, shape, be, mask, accum,
+    return finish(out, SparseResult(keys[order], vals[order]), dt, shape, be, mask, accum,
                   replace, False)

@@ -11,8 +11,10 @@ import scipy.sparse as sp
 
 from ... import dtypes
 from ...errors import DomainMismatch, GraphBLASError, InvalidValue, MissingKernel
+from ...results import CSRResult, SparseResult
 from .. import note_compile
 from ..generic import ArrayBackend
+from ..keys import split_keys
 
 _REDUCEAT = {"plus": np.add, "times": np.multiply, "lor": np.logical_or,
              "land": np.logical_and, "lxor": np.logical_xor}
@@ -330,9 +332,7 @@ class CPUBackend(ArrayBackend):
             return super().spgemm_dot(A, BT, semiring, mask_keys, out_dtype, shape, inner)
         ai, aj, av = A
         bi, bj, bv = BT
-        n = np.int64(shape[1])
-        mrows = mask_keys // n if n else mask_keys
-        mcols = mask_keys - mrows * n
+        mrows, mcols = split_keys(mask_keys, shape[1])
         cd = self._compute_dtype(semiring, out_dtype)
         m = semiring.mult
         outv = np.zeros(mask_keys.shape[0], dtype=out_dtype)
@@ -349,9 +349,9 @@ class CPUBackend(ArrayBackend):
     def spgemm(self, A, B, semiring, mask, out_dtype, shape):
         """Gustavson SpGEMM (cpu/spgemm.py); other semirings: the generic ESC."""
         T = self.spgemm_result(A, B, semiring, mask, out_dtype, shape)
-        if T[0] == "sparse":
-            return T[1], T[2]
-        ip, ix, v, iso = T[1:]
+        if isinstance(T, SparseResult):
+            return T.keys, T.vals
+        ip, ix, v, iso = T
         keys = self.csr_to_keys(ip, ix, shape[1])
         return keys, (v if v is not None else np.full(keys.shape[0], iso, dtype=out_dtype))
 
@@ -362,8 +362,8 @@ class CPUBackend(ArrayBackend):
             from .spgemm import spgemm_csr
             C = spgemm_csr(self, A, B, semiring, mask, out_dtype, shape, PARALLEL_WORK, mask_csr)
         if C is None:
-            return ("sparse",) + super().spgemm(A, B, semiring, mask, out_dtype, shape)
-        return ("csr",) + C
+            return SparseResult(*super().spgemm(A, B, semiring, mask, out_dtype, shape))
+        return CSRResult(*C)
 
     def saxpy_flop_cost(self, semiring, out_dtype):
         # Gustavson and the dot kernel broke even at 2-3 merge steps per product
