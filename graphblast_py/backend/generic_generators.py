@@ -1,0 +1,151 @@
+"""Graph generators for :class:`~graphblast_py.backend.generic.ArrayBackend`:
+the splitmix64 counter stream, R-MAT/Kronecker edges and simple-graph CSR
+(see generic.py).
+"""
+import numpy as np
+
+from .. import dtypes
+from .keys import split_keys
+
+
+class GeneratorMixin:
+    """Random graph generation (part of ArrayBackend)."""
+
+    # ------------------------------------------------------------ graph generators
+    # A counter-based random stream (splitmix64): the i-th draw of the stream
+    # with key k is mix64(k + (i + 1) * GOLDEN) in uint64 arithmetic, the same
+    # bits in NumPy, numba and CuPy; graphblast_py.generators documents its use.
+    def hash64(self, key, counters):
+        """``mix64(key + (counters + 1) * GOLDEN)`` for a uint64 array ``counters``."""
+        z = (counters + np.uint64(1)) * np.uint64(GOLDEN)
+        z += np.uint64(key)
+        return _mix64(z)
+
+    def rmat_edges(self, key, scale, nedges, t1, t2, t3):
+        """R-MAT endpoints (int64 arrays) of ``nedges`` edges.  Draw
+        ``h * nedges + e`` of the stream serves bits ``2h`` (its high 32 bits)
+        and ``2h + 1`` (its low 32 bits) of edge e; with u those 32 bits, the
+        row bit is ``u >= t2`` and the column bit ``(u >= t1) ^ (u >= t2) ^
+        (u >= t3)`` (thresholds out of 2**32)."""
+        xp = self.xp
+        base = (xp.arange(nedges, dtype=np.uint64) + np.uint64(1)) * np.uint64(GOLDEN)
+        base += np.uint64(key)
+        ii = xp.zeros(nedges, dtype=np.int64)
+        jj = xp.zeros(nedges, dtype=np.int64)
+        t1, t2, t3 = np.uint64(t1), np.uint64(t2), np.uint64(t3)
+        for h in range((scale + 1) // 2):   # one vectorised pass per two label bits
+            z = _mix64(base + np.uint64((h * nedges * GOLDEN) % 2**64))
+            for b in range(2 * h, min(2 * h + 2, scale)):
+                u = z >> np.uint64(32) if b % 2 == 0 else z & np.uint64(0xFFFFFFFF)
+                hi = u >= t2
+                ii |= hi.astype(np.int64) << np.int64(b)
+                jj |= ((u >= t1) ^ hi ^ (u >= t3)).astype(np.int64) << np.int64(b)
+        return ii, jj
+
+    def random_labels(self, key, scale):
+        """A random permutation of ``range(2**scale)``: the argsort of the
+        distinct keys ``(draw(v) >> scale) << scale | v``."""
+        xp = self.xp
+        v = xp.arange(1 << scale, dtype=np.uint64)
+        keys = (self.hash64(key, v) >> np.uint64(scale)) << np.uint64(scale)
+        keys |= v
+        return xp.argsort(keys).astype(np.int64)
+
+    def first_distinct(self, key, m, modulus):
+        """The first ``m`` distinct values (in draw order) of the stream's
+        draws reduced ``mod modulus``, as a sorted int64 array."""
+        xp = self.xp
+        if m == 0:
+            return xp.zeros(0, dtype=np.int64)
+        total = m + m // 8 + 64
+        while True:
+            t = xp.arange(total, dtype=np.uint64)
+            x = self.hash64(key, t) % np.uint64(modulus)
+            bits = total.bit_length()
+            if modulus < 1 << (64 - bits):
+                # one sort of the distinct keys (value, draw number)
+                ck = (x << np.uint64(bits)) | t
+                ck.sort()
+                starts = self.segment_starts(ck >> np.uint64(bits))
+                first = ck[starts] & np.uint64((1 << bits) - 1)
+            else:
+                order = self.argsort(x)                  # stable: first draw first
+                first = order[self.segment_starts(x[order])]
+            if first.shape[0] >= m:
+                first = xp.sort(first)[:m]               # draw numbers of the first m
+                return xp.sort(x[first.astype(np.int64)].astype(np.int64))
+            total *= 2
+
+    def kronecker_csr(self, key_edges, key_labels, scale, nedges, t1, t2, t3, permute):
+        """CSR (indptr, indices) of the Kronecker graph of :meth:`kronecker_keys`."""
+        return self.csr_from_edge_keys(
+            self.kronecker_keys(key_edges, key_labels, scale, nedges, t1, t2, t3, permute),
+            1 << scale)
+
+    def kronecker_keys(self, key_edges, key_labels, scale, nedges, t1, t2, t3, permute):
+        """Edge keys (unsorted int64 ``row << scale | col``, both directions,
+        self-loops dropped or set to ``n*n``) of a Kronecker graph: the R-MAT
+        endpoints of :meth:`rmat_edges`, relabelled by :meth:`random_labels`."""
+        ii, jj = self.rmat_edges(key_edges, scale, nedges, t1, t2, t3)
+        if permute:
+            perm = self.random_labels(key_labels, scale)
+            ii, jj = perm[ii], perm[jj]
+        return self.edge_keys(ii, jj, 1 << scale, True)
+
+    def edge_keys(self, rows, cols, n, symmetric):
+        """int64 keys ``row * n + col`` of the edges without self-loops (and,
+        when ``symmetric``, also ``col * n + row``), unsorted."""
+        xp = self.xp
+        rows = rows.astype(np.int64, copy=False)
+        cols = cols.astype(np.int64, copy=False)
+        keep = rows != cols
+        if not bool(keep.all()):
+            rows, cols = rows[keep], cols[keep]
+        nn = np.int64(max(n, 1))
+        rk = rows * nn
+        rk += cols
+        if not symmetric:
+            return rk
+        ck = cols * nn
+        ck += rows
+        return xp.concatenate([rk, ck])
+
+    def csr_from_edge_keys(self, keys, n):
+        """CSR (indptr, indices) of an n x n pattern from unsorted edge keys
+        ``row * n + col`` with duplicates; keys ``>= n*n`` are dropped.
+        Sort + dedupe on the device (not xp.unique: NumPy's hashes it, 100x
+        slower here)."""
+        xp = self.xp
+        keys.sort()
+        if keys.shape[0] and int(keys[-1]) >= n * n:
+            keys = keys[:int(xp.searchsorted(keys, xp.full(1, n * n, dtype=np.int64))[0])]
+        if keys.shape[0] > 1:
+            new = xp.empty(keys.shape[0], dtype=bool)
+            new[0] = True
+            xp.not_equal(keys[1:], keys[:-1], out=new[1:])
+            keys = keys[new]
+        r, c = split_keys(keys, n)
+        it = dtypes.index_dtype(max(n, keys.shape[0]))
+        indptr = xp.searchsorted(r, xp.arange(n + 1, dtype=np.int64)).astype(it)
+        return indptr, c.astype(dtypes.index_dtype(n))
+
+    def simple_graph_csr(self, rows, cols, n, symmetric):
+        """CSR (indptr, indices) of the edges (rows, cols) of an n-vertex
+        graph without self-loops and duplicates (and, when ``symmetric``,
+        with both directions of every edge)."""
+        return self.csr_from_edge_keys(self.edge_keys(rows, cols, n, symmetric), n)
+
+
+GOLDEN = 0x9E3779B97F4A7C15
+_M1, _M2 = np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)
+_S30, _S27, _S31 = np.uint64(30), np.uint64(27), np.uint64(31)
+
+
+def _mix64(z):
+    """splitmix64's finaliser on a uint64 array, in place (wrapping arithmetic)."""
+    z ^= z >> _S30
+    z *= _M1
+    z ^= z >> _S27
+    z *= _M2
+    z ^= z >> _S31
+    return z

@@ -1,0 +1,190 @@
+"""Products for :class:`~graphblast_py.backend.generic.ArrayBackend`: the
+semiring product batch, mxv/vxm (pull and push), mxm (ESC SpGEMM, masked dot,
+spmm with a dense right operand) (see generic.py).
+"""
+import numpy as np
+
+from ..results import SparseResult
+
+
+class MatVecMixin:
+    """Matrix-vector and matrix-matrix products (part of ArrayBackend)."""
+
+    # ------------------------------------------------------------ mxv / vxm
+    def product(self, mult, x, y, r, c, col, out_dtype, n):
+        """Batch of ``n`` semiring products ``x (*) y`` cast to ``out_dtype``;
+        positional operators take ``r``/``c``/``col`` (see :meth:`mult`)."""
+        if mult.positional is not None:
+            p = self.mult(mult, x, y, r, c, col, out_dtype)
+        elif mult.name == "pair" or (x is None and y is None):
+            return self.xp.ones(n, dtype=out_dtype)
+        else:
+            p = self.binary(mult, x, y, out_dtype)
+        if not hasattr(p, "shape") or p.shape == ():
+            p = self.xp.full(n, p, dtype=out_dtype)
+        return self.cast(p, out_dtype)
+
+    def _vec_product(self, semiring, mat_vals, vec_vals, r, c, swap, out_dtype, n):
+        # mxv: A(r, c) (*) x(c)  -> firsti=r, firstj=secondi=c, secondj=0
+        # vxm: x(c) (*) A(c, r)  -> firsti=0, firstj=secondi=c, secondj=r
+        if swap:
+            return self.product(semiring.mult, vec_vals, mat_vals, 0, c, r, out_dtype, n)
+        return self.product(semiring.mult, mat_vals, vec_vals, r, c, 0, out_dtype, n)
+
+    @staticmethod
+    def _reads(semiring, swap):
+        """(reads matrix values, reads vector values)"""
+        m = semiring.mult
+        return (m.reads_y, m.reads_x) if swap else (m.reads_x, m.reads_y)
+
+    # backend-level hook: the variant the last spmv_pull/spmspv_push ran, as
+    # (kind, reads matrix values, early exit (None for push), mask used in the kernel)
+    last_kernel = None
+
+    def spmv_pull(self, R, x, semiring, rows, swap, out_dtype, structure_only=True,
+                  early_exit=True):
+        """Pull: ``w(r) = add_c R(r,c) (*) x(c)`` for the rows ``rows`` (int64
+        array) or all rows (None).  ``R = (indptr, indices, vals)`` (vals None
+        when not read); ``x = (vals, present)`` dense (present None: all
+        present).  ``swap``: x is the first operand of the product (vxm).
+        ``structure_only=False``: load R's values even when the multiply
+        ignores them; ``early_exit=False``: no row stops at the monoid's
+        terminal value (this vectorised path never stops early anyway).
+        Returns (vals, present) dense over all rows of R."""
+        xp = self.xp
+        indptr, indices, rvals = R
+        nrows = indptr.shape[0] - 1
+        xvals, xpres = x
+        masked = rows is not None
+        if not masked:
+            rows = xp.arange(nrows, dtype=np.int64)
+        seg, pos = self.gather_rows(indptr, rows)
+        c = indices[pos].astype(np.int64)
+        if xpres is not None:
+            keep = xpres[c]
+            seg, pos, c = seg[keep], pos[keep], c[keep]
+        ra, rx = self._reads(semiring, swap)
+        a = rvals[pos] if ((ra or not structure_only) and rvals is not None) else None
+        self.last_kernel = ("pull", a is not None, False, masked)
+        a = a if ra else None
+        b = xvals[c] if rx else None
+        prod = self._vec_product(semiring, a, b, lambda: rows[seg], c, swap, out_dtype,
+                                 c.shape[0])
+        starts = self.segment_starts(seg)
+        out = xp.zeros(nrows, dtype=out_dtype)
+        pres = xp.zeros(nrows, dtype=bool)
+        if starts.shape[0]:
+            hit = rows[seg[starts]]
+            out[hit] = self.segment_reduce(semiring.monoid, prod, starts)
+            pres[hit] = True
+        return out, pres
+
+    def spmspv_push(self, P, x, semiring, allowed, swap, out_dtype, n_out, structure_only=True):
+        """Push: for every stored x(c), scatter ``P(c, r) (*) x(c)`` into w(r),
+        ``P = (indptr, indices, vals)`` (the columns of A for mxv, its rows for
+        vxm).  ``x = (idx, vals)`` sparse; ``allowed`` an optional bool array
+        over outputs (the mask, applied to products before reduction).
+        ``structure_only=False``: load P's values even when the multiply
+        ignores them.  Returns (idx, vals) sparse, sorted."""
+        indptr, indices, pvals = P
+        xidx, xvals = x
+        seg, pos = self.gather_rows(indptr, xidx)
+        r = indices[pos].astype(np.int64)
+        if allowed is not None:
+            keep = allowed[r]
+            seg, pos, r = seg[keep], pos[keep], r[keep]
+        ra, rx = self._reads(semiring, swap)
+        a = pvals[pos] if ((ra or not structure_only) and pvals is not None) else None
+        self.last_kernel = ("push", a is not None, None, allowed is not None)
+        a = a if ra else None
+        b = xvals[seg] if rx else None
+        prod = self._vec_product(semiring, a, b, r, xidx[seg], swap, out_dtype, r.shape[0])
+        if semiring.monoid.is_any:
+            order = self.argsort(r)
+            r, prod = r[order], prod[order]
+            starts = self.segment_starts(r)
+            return r[starts], prod[starts]
+        return self.reduce_by_key(semiring.monoid, r, prod)
+
+    # ------------------------------------------------------------ mxm
+    def spgemm(self, A, B, semiring, mask, out_dtype, shape):
+        """Saxpy / ESC SpGEMM: expand all products, filter by the mask
+        (``mask = (keys, complement)`` or None), sort, reduce.
+        A, B: (indptr, indices, vals) with vals None when not read.
+        Returns (keys, vals)."""
+        ai, aj, av = A
+        bi, bj, bv = B
+        n = shape[1]
+        arow = self.rows_of(ai, aj.shape[0])
+        k = aj.astype(np.int64)
+        blen = (bi[1:] - bi[:-1]).astype(np.int64)
+        seg, off = self.expand(blen[k])
+        bpos = bi[:-1].astype(np.int64)[k][seg] + off
+        i = arow[seg]
+        j = bj[bpos].astype(np.int64)
+        keys = i * np.int64(n) + j
+        if mask is not None:
+            mkeys, comp = mask
+            keep = self.member(keys, mkeys)
+            if comp:
+                keep = ~keep
+            seg, bpos, i, j, keys = seg[keep], bpos[keep], i[keep], j[keep], keys[keep]
+        mult = semiring.mult
+        a = av[seg] if (av is not None and mult.reads_x) else None
+        b = bv[bpos] if (bv is not None and mult.reads_y) else None
+        p = self.product(mult, a, b, i, lambda: k[seg], j, out_dtype, keys.shape[0])
+        return self.reduce_by_key(semiring.monoid, keys, p)
+
+    def spgemm_result(self, A, B, semiring, mask, out_dtype, shape, mask_csr=None):
+        """:meth:`spgemm` as a result for the output rule (operations/output.py):
+        ``SparseResult(keys, vals)`` here; a backend whose kernel builds CSR
+        returns ``CSRResult(indptr, indices, vals, iso)`` and saves the
+        conversion.  ``mask_csr``: the mask's (indptr, indices) when the caller
+        has them for free (a structural mask), else None."""
+        keys, vals = self.spgemm(A, B, semiring, mask, out_dtype, shape)
+        return SparseResult(keys, vals)
+
+    def saxpy_flop_cost(self, semiring, out_dtype):
+        """mxm's cost model: one saxpy product of :meth:`spgemm_result` in
+        merge steps of :meth:`spgemm_dot`, or None for the default
+        (``operations.mxm.SAXPY_FLOP_COST``, measured for the ESC path)."""
+        return None
+
+    def spgemm_dot(self, A, BT, semiring, mask_keys, out_dtype, shape, inner):
+        """Masked dot-product SpGEMM: for each (i, j) in ``mask_keys`` (sorted),
+        ``add_k A(i,k) (*) B(k,j)`` with B given by the rows of its transpose
+        ``BT`` (n x k).  Generic version: ESC restricted to the mask."""
+        ti, tj, tv = BT
+        B = self.transpose_csr(ti, tj, tv, shape[1], inner)
+        return self.spgemm(A, B, semiring, (mask_keys, False), out_dtype, shape)
+
+    def spmm(self, A, X, semiring, out_dtype):
+        """Sparse A (CSR, vals None when not read) times a dense block X (2-D,
+        every entry present): returns (dense m x ncols array, row presence)."""
+        xp = self.xp
+        ai, aj, av = A
+        m = ai.shape[0] - 1
+        ncols = X.shape[1]
+        nnz = aj.shape[0]
+        out = xp.zeros((m, ncols), dtype=out_dtype)
+        pres = (ai[1:] - ai[:-1]) > 0
+        if nnz == 0 or ncols == 0:
+            return out, pres
+        rows = self.rows_of(ai, nnz)
+        k = aj.astype(np.int64)
+        mult = semiring.mult
+        if mult.positional is not None:
+            cols = xp.arange(ncols, dtype=np.int64)[None, :]
+            which = {"firsti": rows[:, None], "firstj": k[:, None], "secondi": k[:, None],
+                     "secondj": cols}[mult.positional]
+            p = xp.broadcast_to(which, (nnz, ncols)).astype(out_dtype)
+        elif mult.name == "pair" or (not mult.reads_x and not mult.reads_y):
+            p = xp.ones((nnz, ncols), dtype=out_dtype)
+        else:
+            a = av[:, None] if (mult.reads_x and av is not None) else None
+            b = X[k] if mult.reads_y else None
+            p = xp.broadcast_to(self.binary(mult, a, b, out_dtype), (nnz, ncols))
+        p = xp.ascontiguousarray(p)
+        starts = self.segment_starts(rows)
+        out[rows[starts]] = self.segment_reduce(semiring.monoid, p, starts)
+        return out, pres
