@@ -33,6 +33,7 @@ import numpy as np
 from . import dtypes
 from .errors import InvalidValue
 from .matrix import Matrix
+from .backend.keys import split_keys
 from .results import CSRResult
 
 __all__ = ["kronecker", "rmat", "grid2d", "random_geometric", "erdos_renyi"]
@@ -235,8 +236,7 @@ def erdos_renyi(n, p=None, *, nedges=None, seed=0, directed=False, dtype=bool, d
         keep[drop] = False
         keys = xp.flatnonzero(keep).astype(np.int64)
     if directed:
-        rows = keys // np.int64(max(n - 1, 1))
-        cols = keys - rows * np.int64(max(n - 1, 1))
+        rows, cols = split_keys(keys, max(n - 1, 1))   # n - 1 off-diagonal columns per row
         cols += cols >= rows                  # skip the diagonal
     else:
         rows, cols = _triangle_pair(keys, xp)

@@ -25,6 +25,7 @@ from .errors import (DimensionMismatch, DomainMismatch, IndexOutOfBound, Invalid
 from .indexing import check_index, check_size, coo_arrays
 from .compare import close_values, equal_values, refuse_comparison, same_entries
 from .mask import Mask
+from .backend.keys import split_keys
 from .results import CSRResult, DenseMatrixResult, SparseResult
 
 
@@ -251,7 +252,8 @@ class Matrix:
             iso = False   # e.g. plus on duplicates: values differ afterwards
         keys, vals, dup_at = be.coo_to_sorted(r, c, ncols, None if iso else vals, dup)
         if dup_at is not None:
-            raise InvalidValue(f"Matrix.from_coo: entry ({dup_at // ncols}, {dup_at % ncols}) "
+            dup_i, dup_j = split_keys(int(dup_at), ncols)
+            raise InvalidValue(f"Matrix.from_coo: entry ({dup_i}, {dup_j}) "
                                "appears more than once; pass dup_op=gb.binary.plus (or another "
                                "operator) to combine duplicates")
         indptr, indices = be.keys_to_csr(keys, nrows, ncols)
