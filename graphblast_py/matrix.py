@@ -524,7 +524,7 @@ class Matrix:
             flat, vals = _first_present(be, self._dvals.reshape(-1),
                                         None if self._dpres is None else self._dpres.reshape(-1),
                                         k)
-            rows, ix = flat // max(self.ncols, 1), flat % max(self.ncols, 1)
+            rows, ix = split_keys(flat.astype(np.int64, copy=False), self.ncols)
         items = ", ".join(f"({int(r)}, {int(c)}): {v.item()!r}" for r, c, v in zip(rows, ix, vals))
         more = ", ..." if self.nvals > len(vals) else ""
         return "{" + items + more + "}"
