@@ -81,6 +81,34 @@ class ArrayBackend(SparseMixin, EwiseMixin, ReduceMixin, MatVecMixin, TridiagMix
                               f"{self.max_alloc_bytes() / 2**30:.1f} GiB this {self.name} "
                               "device can provide")
 
+    def free_bytes(self):
+        """Memory available now, in bytes: MemAvailable of /proc/meminfo (or
+        os.sysconf); None if unknown."""
+        import os
+        try:
+            with open("/proc/meminfo") as f:
+                for line in f:
+                    if line.startswith("MemAvailable:"):
+                        return int(line.split()[1]) * 1024
+        except OSError:
+            pass
+        try:
+            return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+        except (ValueError, OSError, AttributeError):
+            return None
+
+    def device_name(self):
+        """The processor's model name."""
+        import platform
+        try:
+            with open("/proc/cpuinfo") as f:
+                for line in f:
+                    if line.lower().startswith("model name"):
+                        return line.split(":", 1)[1].strip()
+        except OSError:
+            pass
+        return platform.processor() or platform.machine()
+
     def max_alloc_bytes(self):
         try:
             import os

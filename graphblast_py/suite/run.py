@@ -10,6 +10,7 @@ import threading
 import time
 from datetime import datetime, timezone
 
+from .. import backend
 from ..errors import OutOfMemory
 from . import graphs as graphs_mod
 from . import verify
@@ -49,45 +50,21 @@ def deadline(seconds):
 
 
 def free_memory(device):
-    """Free bytes on ``device``: MemAvailable of /proc/meminfo (or
-    os.sysconf) on the CPU, cudaMemGetInfo on the GPU; None if unknown."""
-    if device == "gpu":
-        try:
-            import cupy
-            return int(cupy.cuda.runtime.memGetInfo()[0])
-        except Exception:  # noqa: BLE001
-            return None
+    """Free bytes on ``device`` (the backend's ``free_bytes``); None if unknown."""
     try:
-        with open("/proc/meminfo") as f:
-            for line in f:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    try:
-        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (ValueError, OSError, AttributeError):
+        return backend.get(device).free_bytes()
+    except Exception:  # noqa: BLE001 - no such device: unknown
         return None
 
 
 def cpu_name():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.lower().startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
+    return backend.get("cpu").device_name()
 
 
 def gpu_name():
     try:
-        import cupy
-        p = cupy.cuda.runtime.getDeviceProperties(cupy.cuda.Device().id)
-        name = p["name"]
-        return name.decode() if isinstance(name, bytes) else str(name)
-    except Exception:  # noqa: BLE001
+        return backend.get("gpu").device_name()
+    except Exception:  # noqa: BLE001 - no usable GPU
         return None
 
 

@@ -28,6 +28,8 @@ import numpy as np
 import scipy
 import scipy.sparse.csgraph as csgraph
 
+from ..backend import get as backend_get
+
 ALGORITHMS = ["bfs", "sssp", "pagerank", "tc", "cc", "bc", "fglt", "expm", "eigvalsh"]
 
 # fixed parameters of every run (also written to the JSON file)
@@ -545,13 +547,13 @@ class CupyBaselines(System):
     def result(self, alg, raw, g):
         if alg == "tc":
             return int(raw)
-        import cupy
+        to_host = backend_get("gpu").to_host
         if alg == "bfs":
             if isinstance(raw, tuple):
-                return {"levels": cupy.asnumpy(raw[0]).astype(np.int64),
-                        "parents": cupy.asnumpy(raw[1]).astype(np.int64)}
-            return {"levels": cupy.asnumpy(raw).astype(np.int64), "parents": None}
-        x = cupy.asnumpy(raw)
+                return {"levels": to_host(raw[0]).astype(np.int64),
+                        "parents": to_host(raw[1]).astype(np.int64)}
+            return {"levels": to_host(raw).astype(np.int64), "parents": None}
+        x = to_host(raw)
         if alg == "cc":
             return normalize_labels(x)
         return x.astype(np.float64)

@@ -154,6 +154,15 @@ class GPUBackend(ArrayBackend):
     def count_nonzero(self, a):
         return int(cupy.count_nonzero(a))
 
+    def free_bytes(self):
+        """Free device memory now (cudaMemGetInfo), in bytes."""
+        return int(cupy.cuda.runtime.memGetInfo()[0])
+
+    def device_name(self):
+        p = cupy.cuda.runtime.getDeviceProperties(cupy.cuda.Device().id)
+        name = p["name"]
+        return name.decode() if isinstance(name, bytes) else str(name)
+
     def max_alloc_bytes(self):
         """Free device memory plus what CuPy's pool holds unused."""
         free, _total = cupy.cuda.runtime.memGetInfo()
