@@ -23,7 +23,8 @@ the raw frequencies σ0..σ15 of every vertex are
 T(e, :) = A(i, :) ∘ A(j, :) (the common neighbours of i and j); the masked
 product K = (T A) ∘ T counts, in K(e, :)·e, twice the edges among them, i.e.
 twice the 4-cliques through edge e; each 4-clique through i contains 3 of the
-edges at i, so σ15 = (K4 + K4ᵀ) e / 6 with K4(i, j) = (K(e, :)·e).
+edges at i, so σ15 = (K4 + K4ᵀ) e / 6 with K4(i, j) = (K(e, :)·e)
+(``graphblast_py.graphlets.four_cliques_per_vertex``).
 In σ13, A(C − A) under the mask A equals A(C − 1) on the structure of C (a
 common neighbour k of i and j always has C_kj ≥ 1).
 
@@ -34,8 +35,9 @@ n = U σ (table ``NET`` below: n5 = σ5 − 2σ9 − σ10 − 2σ12 + 4σ13 + 2�
 Returns an n×16 (``orbits=16``) or n×5 (``orbits=5``: σ0..σ4 only) int64
 Matrix with every entry stored; ``net=False`` gives the raw frequencies.
 """
-from graphblast_py import Graph, InvalidValue, Matrix, Vector, binary, monoid, semiring, unary
+from graphblast_py import InvalidValue, Matrix, Vector, binary, monoid, semiring, unary
 from graphblast_py.checks import check_bool, check_int, check_matrix
+from graphblast_py.graphlets import four_cliques_per_vertex, simple_pattern, stack_columns
 from graphblast_py.progress import progress_bar
 from graphblast_py.hints import GraphLike
 
@@ -65,7 +67,7 @@ def fglt(A: GraphLike, orbits: int = 16, net: bool = True, *,
 
 
 def _fglt(A, orbits, net, bar):
-    P = _pattern(A)
+    P = simple_pattern(A, "fglt")
     n, pt, ps = P.nrows, semiring.plus_times, semiring.plus_pair
     add = lambda x, y, a=1: x.ewise_union(y.apply(binary.times, right=a), binary.plus, 0, 0)  # noqa: E731
     mul = lambda x, y: x.ewise_mult(y, binary.times)  # noqa: E731
@@ -87,12 +89,9 @@ def _fglt(A, orbits, net, bar):
               C.mxv(d2, pt), mul(d2, s[4]),
               half(W.ewise_mult(W.apply(binary.minus, right=1), binary.times).reduce_rowwise()),
               half(P.mxm(C1, pt, mask=P.S).reduce_rowwise()),
-              half(C.ewise_mult(C1, binary.times).reduce_rowwise()), _k4_per_vertex(P)]
+              half(C.ewise_mult(C1, binary.times).reduce_rowwise()), four_cliques_per_vertex(P)]
         bar.update()
-    F = Matrix("int64", n, orbits, device=P.device)
-    F.assign(0)
-    for k, sk in enumerate(s):
-        F.assign(sk, cols=k, accum=binary.plus)
+    F = stack_columns(s, "int64", P.device)
     if not net:
         bar.update()
         return F
@@ -100,27 +99,3 @@ def _fglt(A, orbits, net, bar):
     F = F.mxm(Matrix.from_coo(j, k, list(c), orbits, orbits, device=P.device), pt)
     bar.update()
     return F
-
-
-def _k4_per_vertex(P):
-    """σ15: T = A(r, :) ∘ A(c, :) per upper edge (r, c); K4(r, c) = edges in T's row."""
-    r, c, _ = P.select("triu", 1).to_coo()
-    T = P.extract(r, None).ewise_mult(P.extract(c, None), binary.pair)
-    k4 = T.mxm(P, semiring.plus_pair, mask=T.S).reduce_rowwise(monoid.plus)
-    K4 = Matrix.from_coo(r, c, k4.to_dense(fill=0), P.nrows, P.ncols, dtype="int64",
-                         device=P.device)
-    return K4.ewise_add(K4.T, binary.plus).reduce_rowwise(monoid.plus).apply(binary.div, right=6)
-
-
-def _pattern(A):
-    """A's structure as an int64 0/1 matrix; refuses non-square, self-loops, asymmetry."""
-    if A.nrows != A.ncols:
-        raise InvalidValue(f"fglt: the adjacency matrix must be square, got {A.nrows}x{A.ncols}")
-    G = Graph(A)                                      # properties cached on A
-    if G.nself_loops:
-        raise InvalidValue(f"fglt: the graph has {G.nself_loops} self-loop(s); FGLT "
-                           "needs a simple graph (zero diagonal)")
-    if not G.is_symmetric_structure:
-        raise InvalidValue("fglt: the adjacency matrix is not symmetric; FGLT needs an "
-                           "undirected graph (symmetrise it, e.g. A + Aᵀ)")
-    return A.dup("int64").apply(unary.one)
