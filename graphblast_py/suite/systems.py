@@ -86,13 +86,21 @@ class System:
     is_graphblast = False
     mem_per_nnz = 40          # rough bytes per stored entry, for the memory check
     size_cap = None           # max nnz (None: no cap)
+    package = None            # the Python package the system needs (import name) ...
+    dist = None               # ... and its distribution name (pip install, version)
 
     def available(self):
-        """(ok, note)."""
+        """(ok, note): the package imports."""
+        if self.package is None:
+            return True, ""
+        try:
+            importlib.import_module(self.package)
+        except Exception as e:  # noqa: BLE001 - any failure means "not usable here"
+            return False, f"not installed ({type(e).__name__}); pip install {self.dist}"
         return True, ""
 
     def version(self):
-        return None
+        return _version(self.dist) if self.dist else None
 
     def cap_note(self, alg, g):
         """A reason to skip (size cap) or None."""
@@ -282,16 +290,7 @@ class Networkx(System):
     def __init__(self, max_nnz=200_000, max_nnz_bc=40_000):
         self.max_nnz, self.max_nnz_bc = max_nnz, max_nnz_bc
 
-    def available(self):
-        try:
-            import networkx  # noqa: F401
-        except Exception as e:  # noqa: BLE001
-            return False, f"not installed ({type(e).__name__}); pip install networkx"
-        return True, ""
-
-    def version(self):
-        import networkx
-        return networkx.__version__
+    package = dist = "networkx"
 
     def cap_note(self, alg, g):
         cap = self.max_nnz_bc if alg == "bc" else self.max_nnz
@@ -362,16 +361,7 @@ class PythonGraphblas(System):
     algorithms = ("bfs", "tc")
     mem_per_nnz = 40
 
-    def available(self):
-        try:
-            import graphblas  # noqa: F401
-        except Exception as e:  # noqa: BLE001
-            return False, f"not installed ({type(e).__name__}); pip install python-graphblas"
-        return True, ""
-
-    def version(self):
-        import graphblas
-        return graphblas.__version__
+    package, dist = "graphblas", "python-graphblas"
 
     def load(self, g):
         import graphblas as gr
@@ -413,16 +403,7 @@ class GraphblasAlgorithms(PythonGraphblas):
     name = "graphblas-algorithms"
     algorithms = ("bfs", "sssp", "pagerank", "tc")
 
-    def available(self):
-        try:
-            import graphblas_algorithms  # noqa: F401
-        except Exception as e:  # noqa: BLE001
-            return False, (f"not installed ({type(e).__name__}); "
-                           "pip install graphblas-algorithms")
-        return True, ""
-
-    def version(self):
-        return _version("graphblas-algorithms")
+    package, dist = "graphblas_algorithms", "graphblas-algorithms"
 
     def load(self, g):
         import graphblas as gr
