@@ -23,7 +23,6 @@ import warnings
 from pathlib import Path
 
 import numpy as np
-import scipy.sparse as sp
 import scipy.sparse.csgraph as csg
 import scipy.sparse.linalg as sla
 

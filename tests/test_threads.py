@@ -7,7 +7,6 @@ from concurrent.futures import ThreadPoolExecutor
 
 import networkx as nx
 import numpy as np
-import pytest
 
 import graphblast_py as gb
 from graphblast_py.algorithms import (bfs, connected_components, pagerank, sssp,

@@ -112,9 +112,6 @@ class ComponentLanczos:
         self.basis.append(nxt)
         self.j += 1
 
-    def any_active(self):
-        return bool(self.active.any())
-
     def history(self, to_host):
         """(α, β, ‖x‖ per set) on the host, float64; α, β of shape (steps, ncomp)."""
         j = self.j

@@ -25,7 +25,7 @@ from ..errors import InvalidValue
 from ..backend.keys import split_keys
 from ..operators import predefined
 from ..operators.core import BinaryOp, Monoid
-from ..results import CSRResult, DenseMatrixResult, DenseVectorResult, SparseResult
+from ..results import CSRResult, DenseVectorResult, SparseResult
 
 
 def resolve_accum(accum):
