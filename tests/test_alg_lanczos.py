@@ -477,7 +477,7 @@ def test_expm_iso_matrix_with_small_components(device):
     """An iso matrix (no values array) with isolated vertices, edges and a
     triangle beside a Kronecker graph: the small-component path reads the
     iso value."""
-    K = gb.generators.kronecker(10, seed=3, dtype="float64")
+    K = gb.generators.kronecker(10, seed=3, dtype="float64", device="cpu")
     S = sp.block_diag([K.to_scipy(), sp.csr_matrix(np.ones((3, 3)) - np.eye(3)),
                        sp.csr_matrix(np.array([[0.0, 1.0], [1.0, 0.0]])),
                        sp.csr_matrix((4, 4))]).tocsr().astype(np.float64)
