@@ -1,7 +1,7 @@
 """Out-of-memory in the middle of a computation: one clear error naming the step.
 
 Every operation method of :class:`Matrix` and :class:`Vector` (``mxv``,
-``vxm``, ``mxm``, ``ewise_*``, ``apply``, ``select``, ``reduce*``, ``assign``,
+``vxm``, ``mxm``, ``mxm_reduce``, ``ewise_*``, ``apply``, ``select``, ``reduce*``, ``assign``,
 ``extract``, ``transpose``, ``kronecker``) and every constructor or conversion
 that allocates (``from_*``, ``dup``, ``to``, ``to_dense``, ``to_coo``...) is
 wrapped so that an allocation
@@ -17,7 +17,7 @@ import functools
 
 from .errors import OutOfMemory
 
-_NAMES = ("mxv", "vxm", "mxm", "ewise_add", "ewise_mult", "ewise_union", "apply", "select",
+_NAMES = ("mxv", "vxm", "mxm", "mxm_reduce", "ewise_add", "ewise_mult", "ewise_union", "apply", "select",
           "reduce", "reduce_rowwise", "reduce_columnwise", "reduce_scalar", "assign",
           "extract", "transpose", "kronecker",
           # constructors and conversions that allocate

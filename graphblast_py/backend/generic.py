@@ -32,11 +32,12 @@ from .generic_generators import GeneratorMixin
 from .generic_matvec import MatVecMixin
 from .generic_reduce import ReduceMixin
 from .generic_sparse import SparseMixin
+from .generic_spgemm import SpgemmMixin
 from .generic_tridiag import TridiagMixin
 
 
-class ArrayBackend(SparseMixin, EwiseMixin, ReduceMixin, MatVecMixin, TridiagMixin,
-                   GeneratorMixin):
+class ArrayBackend(SparseMixin, EwiseMixin, ReduceMixin, MatVecMixin, SpgemmMixin,
+                   TridiagMixin, GeneratorMixin):
     name = "generic"
     xp = np
     # user operators run here only with a CUDA C expression (the GPU backend)

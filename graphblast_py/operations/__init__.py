@@ -106,6 +106,20 @@ def _Matrix_mxm(self: Matrix, other: Matrix, semiring: SemiringLike, *, mask: Ma
                     method=method)
 
 
+@_method(Matrix)
+def _Matrix_mxm_reduce(self: Matrix, other: Matrix, semiring: SemiringLike, *,
+                       mask: MaskLike = None, apply: Union[UnaryOp, str, None] = None,
+                       monoid: MonoidLike = "plus", accum: AccumLike = None,
+                       out: Optional[Vector] = None, method: str = "auto") -> Vector:
+    """Vector ``w(i) = monoid_j apply(C(i,j))`` over the entries of
+    ``C<mask> = A (+).(x) B``, computed without storing C; rows of C without an
+    entry have no entry in w.  ``apply=None`` is the identity; ``accum``/``out``:
+    ``w = accum(out, ...)``.  method: "auto", "saxpy" (Gustavson rows, any
+    mask) or "dot" (one dot product per entry of a non-complemented mask)."""
+    return _mxm.mxm_reduce(self, other, semiring, mask=mask, apply=apply, monoid=monoid,
+                           accum=accum, out=out, method=method)
+
+
 def _ewise_methods(cls):
     @_method(cls)
     def _x_ewise_add(self, other, op: BinaryOpLike, *, mask: MaskLike = None,
@@ -272,7 +286,7 @@ Vector.vxm.__doc__ = """``w<mask> = accum(w, u (+).(x) A)``: ``w(j) = add_i u(i)
 
 #: Every method this module attaches, by class (the API tests walk it).
 METHODS = {
-    "Matrix": ("mxv", "mxm", "ewise_add", "ewise_mult", "ewise_union", "apply", "select",
+    "Matrix": ("mxv", "mxm", "mxm_reduce", "ewise_add", "ewise_mult", "ewise_union", "apply", "select",
                "reduce_rowwise", "reduce_columnwise", "reduce_scalar", "assign", "extract",
                "transpose", "kronecker"),
     "Vector": ("vxm", "ewise_add", "ewise_mult", "ewise_union", "apply", "select", "reduce",

@@ -8,7 +8,12 @@ Methods (``method="auto"`` picks one; the choice is recorded in ``gb.stats``):
   each as a merge of row i of A with column j of B (masked dot product), when
   that is cheaper than expanding all products;
 * ``"saxpy"`` -- expand every product A(i,k) B(k,j) (Gustavson/ESC), drop the
-  ones the mask forbids before sorting, reduce.
+  ones the mask forbids before sorting, reduce; in blocks of A's entries whose
+  products fit a memory budget (``backend/generic_spgemm.py``).
+
+``mxm_reduce`` fuses ``mxm``, an element-wise unary operator and a row
+reduction: ``w(i) = monoid_j op(C(i, j))`` over the entries of
+``C<mask> = A (+).(x) B``, without storing C.
 """
 import numpy as np
 
@@ -16,7 +21,10 @@ from ..errors import DimensionMismatch, InvalidValue
 from ..backend.keys import split_keys
 from ..stats import stats
 from ..results import DenseMatrixResult, SparseResult
-from .common import as_semiring, check_replace, check_user_op, finish, prepare
+from ..mask import check_mask
+from ..operators.core import UnaryOp
+from ..operators import predefined
+from .common import as_monoid, as_semiring, check_replace, check_user_op, finish, prepare
 
 # One saxpy product (expand, mask test, sort, reduce; memory per product) costs
 # about this many merge steps of the masked dot kernel: measured 85-240 ns per
@@ -71,11 +79,61 @@ def mxm(A, B, semiring, *, mask=None, accum=None, replace=False, out=None, metho
     else:
         mk = None if mask is None else (mask.keys(), mask.complement)
         mcsr = mask.parent._csr(False)[:2] if mask is not None and mask.structure else None
-        T = be.spgemm_result(A._csr(mult.reads_x), B._csr(mult.reads_y), semiring, mk,
-                             out_dtype, shape, mcsr)
+        T = be.spgemm_blocked(A._csr(mult.reads_x), B._csr(mult.reads_y), semiring, mk,
+                              out_dtype, shape, mcsr)
     # dot and saxpy compute only what the mask allows: the output rule need not filter T
     return finish(out, T, out_dtype, shape, be, mask, accum, replace, False,
                   masked=method != "spmm")
+
+
+def mxm_reduce(A, B, semiring, *, mask=None, apply=None, monoid="plus", accum=None, out=None,
+               method="auto"):
+    """``w = accum(w, [monoid_j op(C(i, j))]_i)`` with ``C<mask> = A (+).(x) B``:
+    see :meth:`Matrix.mxm_reduce`."""
+    from ..matrix import Matrix
+    semiring = as_semiring(semiring, "mxm_reduce")
+    monoid = as_monoid(monoid, "mxm_reduce")
+    if isinstance(apply, str):
+        apply = predefined.lookup("unary", apply)
+    if apply is not None and not isinstance(apply, UnaryOp):
+        raise InvalidValue(f"mxm_reduce: apply must be a UnaryOp (e.g. gb.unary.abs) or None, "
+                           f"got {apply!r}")
+    if not isinstance(A, Matrix) or not isinstance(B, Matrix):
+        raise InvalidValue(f"mxm_reduce: expected two Matrix operands, got {type(A).__name__} "
+                           f"and {type(B).__name__}")
+    if A.ncols != B.nrows:
+        raise DimensionMismatch(f"mxm_reduce: {A.nrows}x{A.ncols} times {B.nrows}x{B.ncols}: "
+                                f"inner dimensions {A.ncols} and {B.nrows} differ")
+    if method not in ("auto", "saxpy", "dot"):
+        raise InvalidValue(f"mxm_reduce: method must be 'auto', 'saxpy' or 'dot', got "
+                           f"{method!r}")
+    shape = (A.nrows, B.ncols)
+    check_mask(mask, shape, "mxm_reduce")
+    operands = [("A", A), ("B", B)] + ([("mask", mask.parent)] if mask is not None else [])
+    accum = prepare("mxm_reduce", operands, out, (A.nrows,), True, None, accum)
+    be = A._be
+    for op in (semiring, monoid) + ((apply,) if apply is not None else ()):
+        check_user_op(op, be, "mxm_reduce")
+    out_dtype = semiring.out_dtype(A.dtype, B.dtype)
+    op_dtype = apply.out_dtype(out_dtype) if apply is not None else out_dtype
+    red_dtype = monoid.out_dtype(op_dtype)
+    mult = semiring.mult
+    if method == "auto":
+        method = _choose(A, B, mask, be.saxpy_flop_cost(semiring, out_dtype) or SAXPY_FLOP_COST)
+    if method == "dot" and (mask is None or mask.complement):
+        raise InvalidValue("mxm_reduce(method='dot') needs a mask that is not complemented")
+    stats.record("mxm_reduce", method)
+    if method == "dot":
+        rows, vals = be.spgemm_reduce_dot(A._csr(mult.reads_x), B._csc_arrays(mult.reads_y),
+                                          semiring, mask.keys(), out_dtype, shape, A.ncols,
+                                          apply, op_dtype, monoid, red_dtype)
+    else:
+        mk = None if mask is None else (mask.keys(), mask.complement)
+        mcsr = mask.parent._csr(False)[:2] if mask is not None and mask.structure else None
+        rows, vals = be.spgemm_reduce(A._csr(mult.reads_x), B._csr(mult.reads_y), semiring, mk,
+                                      out_dtype, shape, apply, op_dtype, monoid, red_dtype, mcsr)
+    return finish(out, SparseResult(rows, be.cast(vals, red_dtype)), red_dtype, (A.nrows,), be,
+                  None, accum, False, True)
 
 
 def _choose(A, B, mask, flop_cost):

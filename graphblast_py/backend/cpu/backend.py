@@ -370,6 +370,30 @@ class CPUBackend(ArrayBackend):
         # (benchmarks/spgemm.py, Kronecker scale 12-14, 1 and 16 threads)
         return 3 if self._kernel_ok(semiring, out_dtype) else None
 
+    # a block of the Gustavson kernel keeps no products, at most its output
+    # (column + value per product, and the copy that joins the blocks)
+    spgemm_bytes_per_product = 24
+
+    def spgemm_reduce(self, A, B, semiring, mask, out_dtype, shape, op, op_dtype, monoid,
+                      red_dtype, mask_csr=None):
+        """The fused product-reduce kernel (cpu/spgemm.py); other cases: the
+        generic blocked path."""
+        if self._kernel_ok(semiring, out_dtype):
+            note_compile("cpu", "kernels")
+            from .spgemm import spgemm_reduce_csr
+            r = spgemm_reduce_csr(self, A, B, semiring, mask, out_dtype, op, op_dtype, monoid,
+                                  red_dtype, PARALLEL_WORK, mask_csr)
+            if r is not None:
+                return r
+        return super().spgemm_reduce(A, B, semiring, mask, out_dtype, shape, op, op_dtype,
+                                     monoid, red_dtype, mask_csr)
+
+    def four_cliques(self, indptr, indices):
+        """4-cliques containing each vertex of a symmetric 0/1 pattern (int64)."""
+        note_compile("cpu", "kernels")
+        from .spgemm import four_cliques
+        return four_cliques(indptr, indices, PARALLEL_WORK)
+
     def rmat_edges(self, key, scale, nedges, t1, t2, t3):
         """The generic definition, one edge per parallel iteration (numba)."""
         note_compile("cpu", "kernels")

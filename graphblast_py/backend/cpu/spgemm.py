@@ -54,7 +54,7 @@ def _log2(x):
 
 
 @njit(inline="always")
-def _row_work(i, ai, aj, bi, mi, has_mask, allow_marked, work):
+def _row_work_i(i, ai, aj, bi, mi, has_mask, allow_marked, work):
     mlen = mi[i + 1] - mi[i] if has_mask else 0
     s = 0
     if not (allow_marked and mlen == 0):
@@ -69,13 +69,13 @@ def row_work_parallel(ai, aj, bi, mi, has_mask, allow_marked, work):
     """work[i] = products of row i (0 where an empty non-complemented mask row
     means nothing is computed) + mask entries of the row + 1."""
     for i in prange(ai.shape[0] - 1):
-        _row_work(i, ai, aj, bi, mi, has_mask, allow_marked, work)
+        _row_work_i(i, ai, aj, bi, mi, has_mask, allow_marked, work)
 
 
 @njit(cache=True)
 def row_work_serial(ai, aj, bi, mi, has_mask, allow_marked, work):
     for i in range(ai.shape[0] - 1):
-        _row_work(i, ai, aj, bi, mi, has_mask, allow_marked, work)
+        _row_work_i(i, ai, aj, bi, mi, has_mask, allow_marked, work)
 
 
 @njit(inline="always")
@@ -112,12 +112,12 @@ def _sym_row(i, ai, aj, bi, bj, mi, mj, has_mask, allow_marked, ncols, marker, b
 
 @njit(inline="always")
 def _num_row(i, ai, aj, av, read_a, bi, bj, bv, read_b, mi, mj, has_mask, allow_marked, ncols,
-             addop, multop, need_vals, reduce, marker, acc, base, start, cj, cv):
+             addop, multop, need_vals, reduce, marker, acc, base, start, cj, cv, order):
     mk = base + 2 * i
     seen = mk + 1
     mlen = _mark(i, mi, mj, has_mask, marker, mk)
     if allow_marked and mlen == 0:
-        return
+        return 0
     limit = mlen if allow_marked else ncols - mlen
     cnt = 0
     for p in range(ai[i], ai[i + 1]):
@@ -141,7 +141,7 @@ def _num_row(i, ai, aj, av, read_a, bi, bj, bv, read_b, mi, mj, has_mask, allow_
         if cnt == limit and not reduce:
             break
     # list the columns in ascending order
-    if cnt > 1:
+    if cnt > 1 and order:
         cost = cnt * _log2(cnt)
         if allow_marked and mlen <= SCAN_FACTOR * cost:
             t = start
@@ -161,6 +161,7 @@ def _num_row(i, ai, aj, av, read_a, bi, bj, bv, read_b, mi, mj, has_mask, allow_
     if need_vals:
         for t in range(start, start + cnt):
             cv[t] = acc[cj[t]]
+    return cnt
 
 
 @njit(cache=True, parallel=True)
@@ -196,7 +197,7 @@ def numeric_parallel(bounds, ai, aj, av, read_a, bi, bj, bv, read_b, mi, mj, has
             if cp[i + 1] > cp[i]:
                 _num_row(i, ai, aj, av, read_a, bi, bj, bv, read_b, mi, mj, has_mask,
                          allow_marked, ncols, addop, multop, need_vals, reduce, marker, acc,
-                         base, cp[i], cj, cv)
+                         base, cp[i], cj, cv, True)
 
 
 @njit(cache=True)
@@ -208,7 +209,8 @@ def numeric_serial(bounds, ai, aj, av, read_a, bi, bj, bv, read_b, mi, mj, has_m
     for i in range(bounds[0], bounds[bounds.shape[0] - 1]):
         if cp[i + 1] > cp[i]:
             _num_row(i, ai, aj, av, read_a, bi, bj, bv, read_b, mi, mj, has_mask, allow_marked,
-                     ncols, addop, multop, need_vals, reduce, marker, acc, base, cp[i], cj, cv)
+                     ncols, addop, multop, need_vals, reduce, marker, acc, base, cp[i], cj, cv,
+                     True)
 
 
 # add opcodes (kernels._PLUS...) of the monoids whose sum of ones is one:
@@ -260,22 +262,8 @@ def spgemm_csr(be, A, B, semiring, mask, out_dtype, shape, parallel_work, mask_c
                 np.zeros(0, dtype=out_dtype) if need_vals else None, out_dtype.type(1))
     ai = ai.astype(np.int64, copy=False)
     bi = bi.astype(np.int64, copy=False)
-    work = np.empty(m, dtype=np.int64)
-    rw = row_work_parallel if m + aj.shape[0] > parallel_work else row_work_serial
-    rw(ai, aj, bi, mi, has_mask, allow_marked, work)
-    cw = np.cumsum(work)
-    total = int(cw[-1])
-    nthreads = get_num_threads()
-    parallel = nthreads > 1 and total > parallel_work and m > 1
-    if parallel:
-        nblocks = min(m, nthreads * BLOCKS_PER_THREAD)
-        targets = np.arange(1, nblocks, dtype=np.int64) * (total // nblocks)
-        bounds = np.concatenate(([0], np.searchsorted(cw, targets, side="right"), [m]))
-        bounds = np.unique(bounds).astype(np.int64)
-        nacc = nthreads
-    else:
-        bounds = np.array([0, m], dtype=np.int64)
-        nacc = 1
+    work = _row_work(ai, aj, bi, mi, has_mask, allow_marked, parallel_work)
+    parallel, bounds, nacc = _row_bounds(work, parallel_work)
     # stamps reach 4m + 3; zero pages: paid for when touched
     markers = np.zeros((nacc, n), dtype=np.int32 if 4 * m + 8 < 2**31 else np.int64)
     counts = np.empty(m, dtype=np.int64)
@@ -287,13 +275,7 @@ def spgemm_csr(be, A, B, semiring, mask, out_dtype, shape, parallel_work, mask_c
     nnz = int(cp[-1])
     cj = np.empty(nnz, dtype=it)
     if need_vals:
-        cd = be._compute_dtype(semiring, out_dtype)
-        if cd.kind == "u":     # numba would unify unsigned products with int64 as float64
-            cd = np.dtype(np.int64)
-        a = be._operand(av, mult.reads_x, cd)
-        b = be._operand(bv, mult.reads_y, cd)
-        read_a = bool(mult.reads_x and av is not None)
-        read_b = bool(mult.reads_y and bv is not None)
+        a, read_a, b, read_b = _operands(be, semiring, out_dtype, av, bv)
         cv = np.empty(nnz, dtype=out_dtype)
         accs = np.empty((nacc, n), dtype=out_dtype)
     else:
@@ -308,3 +290,229 @@ def spgemm_csr(be, A, B, semiring, mask, out_dtype, shape, parallel_work, mask_c
             accs, 2 * m + 2, cp, cj, cv)
     indptr = cp.astype(dtypes.index_dtype(max(n, nnz)), copy=False)
     return indptr, cj, (cv if need_vals else None), out_dtype.type(1)
+
+
+def _row_work(ai, aj, bi, mi, has_mask, allow_marked, parallel_work):
+    m = ai.shape[0] - 1
+    work = np.empty(m, dtype=np.int64)
+    rw = row_work_parallel if m + aj.shape[0] > parallel_work else row_work_serial
+    rw(ai, aj, bi, mi, has_mask, allow_marked, work)
+    return work
+
+
+def _row_bounds(work, parallel_work):
+    """(parallel, row block bounds of about equal work, accumulators needed)."""
+    m = work.shape[0]
+    cw = np.cumsum(work)
+    total = int(cw[-1])
+    nthreads = get_num_threads()
+    if nthreads > 1 and total > parallel_work and m > 1:
+        nblocks = min(m, nthreads * BLOCKS_PER_THREAD)
+        targets = np.arange(1, nblocks, dtype=np.int64) * (total // nblocks)
+        bounds = np.concatenate(([0], np.searchsorted(cw, targets, side="right"), [m]))
+        return True, np.unique(bounds).astype(np.int64), nthreads
+    return False, np.array([0, m], dtype=np.int64), 1
+
+
+def _operands(be, semiring, out_dtype, av, bv):
+    """(a, read_a, b, read_b): the operand values in the compute type."""
+    mult = semiring.mult
+    cd = be._compute_dtype(semiring, out_dtype)
+    if cd.kind == "u":     # numba would unify unsigned products with int64 as float64
+        cd = np.dtype(np.int64)
+    a = be._operand(av, mult.reads_x, cd)
+    b = be._operand(bv, mult.reads_y, cd)
+    return (a, bool(mult.reads_x and av is not None), b,
+            bool(mult.reads_y and bv is not None))
+
+
+# ---------------------------------------------------------------- fused reduce
+@njit(inline="always")
+def _fused_rows(lo, hi, ai, aj, av, read_a, bi, bj, bv, read_b, mi, mj, has_mask, allow_marked,
+                ncols, addop, multop, reduce, marker, acc, cols, vals, f, redop, outw, outp):
+    T = outw.dtype.type
+    for i in range(lo, hi):
+        cnt = _num_row(i, ai, aj, av, read_a, bi, bj, bv, read_b, mi, mj, has_mask,
+                       allow_marked, ncols, addop, multop, True, reduce, marker, acc, 2, 0,
+                       cols, vals, False)
+        if cnt:
+            w = T(f(vals[0]))
+            for t in range(1, cnt):
+                w = T(_add(redop, w, T(f(vals[t]))))
+            outw[i] = w
+            outp[i] = True
+
+
+@njit(parallel=True)
+def fused_parallel(bounds, ai, aj, av, read_a, bi, bj, bv, read_b, mi, mj, has_mask,
+                   allow_marked, ncols, addop, multop, reduce, markers, accs, colbuf, valbuf, f,
+                   redop, outw, outp):
+    """outw[i] = redop_j f(C(i, j)) over the entries of row i of C<M> = A B
+    (outp[i]: the row has an entry); a thread's dense accumulator, marker and
+    column/value lists hold one row at a time; rows in blocks of equal work."""
+    for b in prange(bounds.shape[0] - 1):
+        t = get_thread_id()
+        _fused_rows(bounds[b], bounds[b + 1], ai, aj, av, read_a, bi, bj, bv, read_b, mi, mj,
+                    has_mask, allow_marked, ncols, addop, multop, reduce, markers[t], accs[t],
+                    colbuf[t], valbuf[t], f, redop, outw, outp)
+
+
+@njit
+def fused_serial(bounds, ai, aj, av, read_a, bi, bj, bv, read_b, mi, mj, has_mask,
+                 allow_marked, ncols, addop, multop, reduce, markers, accs, colbuf, valbuf, f,
+                 redop, outw, outp):
+    _fused_rows(0, ai.shape[0] - 1, ai, aj, av, read_a, bi, bj, bv, read_b, mi, mj, has_mask,
+                allow_marked, ncols, addop, multop, reduce, markers[0], accs[0], colbuf[0],
+                valbuf[0], f, redop, outw, outp)
+
+
+@njit(cache=True)
+def _identity(x):
+    return x
+
+
+@njit(cache=True)
+def _one(x):
+    return 1
+
+
+@njit(cache=True)
+def _ainv(x):
+    return -x
+
+
+@njit(cache=True)
+def _abs(x):
+    return -x if x < 0 else x
+
+
+# predefined unary operators the fused kernel applies itself (others: the
+# blocked generic path)
+_UNARY = {"identity": _identity, "one": _one, "ainv": _ainv, "abs": _abs}
+
+
+def spgemm_reduce_csr(be, A, B, semiring, mask, out_dtype, op, op_dtype, monoid, red_dtype,
+                      parallel_work, mask_csr=None):
+    """``w(i) = monoid_j op(C(i, j))`` with ``C<mask> = A (+).(x) B`` for a
+    kernel-supported semiring and monoid: (rows with an entry, their values),
+    or None where the kernel cannot do it (unsigned min/max, a predefined
+    ``op`` it does not know, a user monoid).  Peak memory: the inputs, the
+    n-vector result and per thread a marker, an accumulator and a row's column
+    and value lists of ``ncols`` entries; C itself is never stored."""
+    ai, aj, av = A
+    bi, bj, bv = B
+    m, n = ai.shape[0] - 1, bi.shape[0] - 1
+    out_dtype, red_dtype = np.dtype(out_dtype), np.dtype(red_dtype)
+    if out_dtype == np.uint64 and semiring.mult.opcode in (3, 4):
+        return None
+    if monoid.is_user or monoid.opcode < 0 or red_dtype.kind not in "biuf":
+        return None
+    if op is None:
+        f = _identity
+    elif op.is_user:
+        be._check_return(op, (out_dtype,), op_dtype)
+        f = be._jit(op)
+    else:
+        f = _UNARY.get(op.name)
+        if f is None:
+            return None
+    has_mask, allow_marked, mi, mj = _mask_csr(mask, mask_csr, m, n)
+    outw = np.zeros(m, dtype=red_dtype)
+    outp = np.zeros(m, dtype=np.bool_)
+    if m and n and aj.shape[0] and bj.shape[0] and not (has_mask and allow_marked and
+                                                          mj.shape[0] == 0):
+        ai = ai.astype(np.int64, copy=False)
+        bi = bi.astype(np.int64, copy=False)
+        work = _row_work(ai, aj, bi, mi, has_mask, allow_marked, parallel_work)
+        parallel, bounds, nacc = _row_bounds(work, parallel_work)
+        a, read_a, b, read_b = _operands(be, semiring, out_dtype, av, bv)
+        markers = np.zeros((nacc, n), dtype=np.int32 if 2 * m + 8 < 2**31 else np.int64)
+        accs = np.empty((nacc, n), dtype=out_dtype)
+        colbuf = np.empty((nacc, n), dtype=np.int64)
+        valbuf = np.empty((nacc, n), dtype=out_dtype)
+        kern = fused_parallel if parallel else fused_serial
+        kern(bounds, ai, aj, a, read_a, bi, bj, b, read_b, mi, mj, has_mask, allow_marked, n,
+             semiring.monoid.opcode, semiring.mult.opcode, not semiring.monoid.is_any, markers,
+             accs, colbuf, valbuf, f, monoid.opcode, outw, outp)
+    rows = np.flatnonzero(outp)
+    return rows.astype(np.int64), outw[rows]
+
+
+# ---------------------------------------------------------------- 4-cliques
+@njit(inline="always")
+def _cliques_from(u, op, oj, mark, slist, cnt):
+    """Count the 4-cliques whose lowest-ranked vertex is u into cnt (each of
+    its four vertices +1): for v in N+(u), S = N+(u) ∩ N+(v) (marked -(u+1)),
+    then for w in S every x in N+(w) ∩ S closes a clique {u, v, w, x}."""
+    s1 = u + 1
+    for p in range(op[u], op[u + 1]):
+        mark[oj[p]] = s1
+    for p in range(op[u], op[u + 1]):
+        v = oj[p]
+        ns = 0
+        for q in range(op[v], op[v + 1]):
+            w = oj[q]
+            if mark[w] == s1:
+                mark[w] = -s1
+                slist[ns] = w
+                ns += 1
+        for t in range(ns):
+            w = slist[t]
+            for q in range(op[w], op[w + 1]):
+                x = oj[q]
+                if mark[x] == -s1:
+                    cnt[u] += 1
+                    cnt[v] += 1
+                    cnt[w] += 1
+                    cnt[x] += 1
+        for t in range(ns):
+            mark[slist[t]] = s1
+
+
+@njit(cache=True, parallel=True)
+def cliques_parallel(bounds, op, oj, marks, slists, cnts):
+    """Per-thread 4-clique counts over the degree-oriented graph (op, oj)."""
+    for b in prange(bounds.shape[0] - 1):
+        t = get_thread_id()
+        for u in range(bounds[b], bounds[b + 1]):
+            _cliques_from(u, op, oj, marks[t], slists[t], cnts[t])
+
+
+@njit(cache=True)
+def cliques_serial(bounds, op, oj, marks, slists, cnts):
+    for u in range(op.shape[0] - 1):
+        _cliques_from(u, op, oj, marks[0], slists[0], cnts[0])
+
+
+def orient_by_degree(ip, ix):
+    """The DAG of a symmetric pattern: edge u -> v kept when (degree, id) of u
+    is below that of v, so every out-degree is at most sqrt(2 nnz); CSR
+    (int64 pointers, columns ascending)."""
+    n = ip.shape[0] - 1
+    ip = ip.astype(np.int64, copy=False)
+    deg = np.diff(ip)
+    rank = np.empty(n, dtype=np.int64)
+    rank[np.lexsort((np.arange(n), deg))] = np.arange(n, dtype=np.int64)
+    rows = np.repeat(np.arange(n, dtype=np.int64), deg)
+    keep = rank[rows] < rank[ix]
+    op = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(rows[keep], minlength=n), out=op[1:])
+    return op, ix[keep].astype(np.int64)
+
+
+def four_cliques(ip, ix, parallel_work):
+    """Number of 4-cliques containing each vertex of a simple undirected graph
+    given by its symmetric CSR pattern (int64 array).  Peak memory: the
+    oriented graph (half the entries) and per thread a marker, a list and the
+    counts of n entries."""
+    n = ip.shape[0] - 1
+    if n == 0 or ix.shape[0] == 0:
+        return np.zeros(n, dtype=np.int64)
+    op, oj = orient_by_degree(ip, ix)
+    work = _row_work(op, oj, op, np.zeros(1, np.int64), False, False, parallel_work)
+    parallel, bounds, nacc = _row_bounds(work, parallel_work)
+    marks = np.zeros((nacc, n), dtype=np.int64)
+    slists = np.empty((nacc, n), dtype=np.int64)
+    cnts = np.zeros((nacc, n), dtype=np.int64)
+    (cliques_parallel if parallel else cliques_serial)(bounds, op, oj, marks, slists, cnts)
+    return cnts.sum(axis=0) if nacc > 1 else cnts[0]

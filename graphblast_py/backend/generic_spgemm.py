@@ -1,0 +1,224 @@
+"""Memory-bounded SpGEMM for :class:`~graphblast_py.backend.generic.ArrayBackend`:
+the product in blocks of A's stored entries, and the fused
+``mxm -> apply -> row reduction`` that never keeps the product.
+
+Blocks are cut in the *products* of ``A (+).(x) B`` (A(i,k) makes
+``nnz(B(k,:))`` of them): consecutive runs of A's stored entries whose products
+fit the budget, so a block boundary may fall inside one row's run of entries (a
+heavy row).  Each block is computed on its own (mask rows sliced to its rows)
+by the backend's ``spgemm_result``; the two partial rows of a row cut by a
+boundary are combined with the semiring's monoid before the row is released.
+Only finished rows are kept (:meth:`SpgemmMixin.spgemm_blocked`) or reduced at
+once (:meth:`SpgemmMixin.spgemm_reduce`).
+
+The budget, in products: ``BLOCK_PRODUCTS`` when set (tests force many blocks
+with it), else ``MEMORY_FRACTION`` of the backend's ``free_bytes()`` divided by
+the backend's ``spgemm_bytes_per_product``.  A product that fits the budget
+runs in one call, as before.
+"""
+import numpy as np
+
+from .. import dtypes
+from ..results import CSRResult, SparseResult
+from .keys import split_keys
+
+# products per block; None: from the memory budget (tests set a small number)
+BLOCK_PRODUCTS = None
+# share of the memory available now that one block may use
+MEMORY_FRACTION = 0.25
+
+
+class SpgemmMixin:
+    """Row-blocked SpGEMM and the fused product-reduce (part of ArrayBackend)."""
+
+    # bytes one product of the generic ESC path holds (expanded keys, values,
+    # positions, the sort's copies)
+    spgemm_bytes_per_product = 48
+
+    def spgemm_block_products(self):
+        """The per-block budget in products (at least 1)."""
+        if BLOCK_PRODUCTS is not None:
+            return max(1, int(BLOCK_PRODUCTS))
+        free = self.free_bytes()
+        if free is None:
+            free = 4 << 30
+        return max(1 << 16, int(free * MEMORY_FRACTION) // self.spgemm_bytes_per_product)
+
+    def _entry_products(self, A, B):
+        """Cumulative products of A's stored entries (int64, length nnz(A))."""
+        xp = self.xp
+        bi = B[0].astype(np.int64, copy=False)
+        blen = bi[1:] - bi[:-1]
+        return xp.cumsum(blen[A[1].astype(np.int64, copy=False)])
+
+    def _blocks(self, A, B):
+        """Host list of (p0, p1, r0, r1): A's entries p0:p1 in rows r0:r1;
+        None when the whole product fits one block."""
+        xp = self.xp
+        ai = A[0].astype(np.int64, copy=False)
+        m, nnz = ai.shape[0] - 1, A[1].shape[0]
+        if nnz == 0:
+            return None
+        cp = self._entry_products(A, B)
+        total = int(cp[-1])
+        budget = self.spgemm_block_products()
+        if total <= budget:
+            return None
+        nb = -(-total // budget)
+        targets = xp.arange(1, nb, dtype=np.int64) * np.int64(budget)
+        cut = self.to_host(xp.searchsorted(cp, targets, side="right")).astype(np.int64)
+        p = np.unique(np.concatenate(([0], cut, [nnz])))
+        if p.shape[0] <= 2:
+            return None
+        # row holding entry p (p < nnz): the last row starting at or before p
+        inner = xp.asarray(p[1:-1])
+        rs = self.to_host(xp.searchsorted(ai, inner, side="right") - 1).astype(np.int64)
+        split = self.to_host(ai[xp.asarray(rs)] < inner).astype(bool)
+        starts = np.concatenate(([0], rs))
+        ends = np.concatenate((rs + split, [m]))
+        return [(int(p[b]), int(p[b + 1]), int(starts[b]), int(ends[b]))
+                for b in range(p.shape[0] - 1)]
+
+    def _block_operand(self, A, p0, p1, r0, r1):
+        xp = self.xp
+        ai, aj, av = A
+        ip = xp.clip(ai[r0:r1 + 1].astype(np.int64), p0, p1) - np.int64(p0)
+        return ip, aj[p0:p1], (av[p0:p1] if av is not None else None)
+
+    def _block_mask(self, mask, mask_csr, r0, r1, ncols):
+        if mask is None:
+            return None, None
+        xp = self.xp
+        keys, comp = mask
+        lo, hi = (int(x) for x in self.to_host(xp.searchsorted(
+            keys, xp.asarray([r0 * ncols, r1 * ncols], dtype=np.int64))))
+        mk = (keys[lo:hi] - np.int64(r0) * np.int64(ncols), comp)
+        if mask_csr is None:
+            return mk, None
+        mi, mj = mask_csr
+        a, b = int(mi[r0]), int(mi[r1])
+        return mk, (mi[r0:r1 + 1] - mi[r0], mj[a:b])
+
+    def _as_csr(self, T, nrows, ncols, out_dtype):
+        """(indptr int64, indices, vals) of a block result."""
+        if isinstance(T, SparseResult):
+            ip, ix = self.keys_to_csr(T.keys, nrows, ncols)
+            return ip.astype(np.int64), ix, self.cast(T.vals, out_dtype)
+        ip, ix, v, iso = T
+        if v is None:
+            v = self.full(ix.shape[0], iso, out_dtype)
+        return ip.astype(np.int64), ix, v
+
+    def _merge_row(self, monoid, c1, v1, c2, v2):
+        """One row from two partial rows (columns ascending in each): equal
+        columns combined with ``monoid``, the first part's term first."""
+        xp = self.xp
+        cols = xp.concatenate((c1.astype(np.int64), c2.astype(np.int64)))
+        vals = xp.concatenate((v1, v2))
+        k, v = self.reduce_by_key(monoid, cols, vals)
+        return k, v
+
+    def _product_rows(self, A, B, semiring, mask, out_dtype, shape, mask_csr, blocks):
+        """Yield (r0, indptr, indices, vals): finished rows r0.. of the
+        product, one block at a time (a row cut by a block boundary is held
+        back and completed with the next block's part)."""
+        xp = self.xp
+        ncols = shape[1]
+        it = dtypes.index_dtype(ncols)
+        held = None                              # (row, cols, vals) of a cut row
+        for p0, p1, r0, r1 in blocks:
+            Ab = self._block_operand(A, p0, p1, r0, r1)
+            mk, mc = self._block_mask(mask, mask_csr, r0, r1, ncols)
+            T = self.spgemm_result(Ab, B, semiring, mk, out_dtype, (r1 - r0, ncols), mc)
+            ip, ix, v = self._as_csr(T, r1 - r0, ncols, out_dtype)
+            if held is not None and held[0] == r0:
+                e = int(ip[1])
+                k, mv = self._merge_row(semiring.monoid, held[1], held[2], ix[:e], v[:e])
+                ix = xp.concatenate((k.astype(it), ix[e:].astype(it)))
+                v = xp.concatenate((mv, v[e:]))
+                ip = ip + np.int64(k.shape[0] - e)
+                ip[0] = 0
+            held = None
+            if p1 < int(A[0][r1]):               # row r1 - 1 continues in the next block                              # row r1 - 1 continues in the next block
+                s = int(ip[-2])
+                held = (r1 - 1, ix[s:], v[s:])
+                ip, ix, v = ip[:-1], ix[:s], v[:s]
+                r_end = r1 - 1
+            else:
+                r_end = r1
+            if r_end > r0:
+                yield r0, ip, ix, v
+
+    def spgemm_blocked(self, A, B, semiring, mask, out_dtype, shape, mask_csr=None):
+        """:meth:`spgemm_result` computed block by block (see the module);
+        one call when the product fits the budget."""
+        blocks = self._blocks(A, B)
+        if blocks is None:
+            return self.spgemm_result(A, B, semiring, mask, out_dtype, shape, mask_csr)
+        xp = self.xp
+        counts, cols, vals = [], [], []
+        nnz = 0
+        for r0, ip, ix, v in self._product_rows(A, B, semiring, mask, out_dtype, shape,
+                                                mask_csr, blocks):
+            counts.append(ip[1:] - ip[:-1])
+            cols.append(ix)
+            vals.append(v)
+            nnz += ix.shape[0]
+        m, n = shape
+        self.check_alloc(nnz * (8 + np.dtype(out_dtype).itemsize) + (m + 1) * 8,
+                         f"the {m}x{n} SpGEMM result ({nnz} entries)")
+        indptr = xp.zeros(m + 1, dtype=np.int64)
+        if counts:
+            xp.cumsum(xp.concatenate(counts), out=indptr[1:])
+        it = dtypes.index_dtype(n)
+        ix = xp.concatenate(cols).astype(it) if cols else xp.zeros(0, dtype=it)
+        v = xp.concatenate(vals) if vals else xp.zeros(0, dtype=out_dtype)
+        return CSRResult(indptr.astype(dtypes.index_dtype(max(n, nnz))), ix,
+                         self.cast(v, out_dtype), np.dtype(out_dtype).type(1))
+
+    # ------------------------------------------------------------ fused reduce
+    def spgemm_reduce(self, A, B, semiring, mask, out_dtype, shape, op, op_dtype, monoid,
+                      red_dtype, mask_csr=None):
+        """``w(i) = monoid_j op(C(i, j))`` for ``C<mask> = A (+).(x) B`` without
+        keeping C: (rows with an entry, int64 ascending; their values).
+        Generic path: the blocked product, each block's values mapped and
+        reduced per row before the next block is computed."""
+        blocks = self._blocks(A, B)
+        if blocks is None:
+            blocks = [(0, A[1].shape[0], 0, shape[0])]
+        rows, vals = [], []
+        for r0, ip, ix, v in self._product_rows(A, B, semiring, mask, out_dtype, shape,
+                                                mask_csr, blocks):
+            r, w = self.reduce_rows(ip, self.unary_values(op, v, op_dtype), monoid, red_dtype)
+            rows.append(r + np.int64(r0))
+            vals.append(w)
+        return self._cat(rows, np.int64), self._cat(vals, red_dtype)
+
+    def spgemm_reduce_dot(self, A, BT, semiring, mask_keys, out_dtype, shape, inner, op,
+                          op_dtype, monoid, red_dtype):
+        """The fused reduce over a non-complemented mask: the masked dot
+        products (one value per mask entry, no more), mapped and reduced."""
+        keys, v = self.spgemm_dot(A, BT, semiring, mask_keys, out_dtype, shape, inner)
+        rows = split_keys(keys, shape[1])[0]
+        return self.reduce_by_key(monoid, rows, self.cast(self.unary_values(op, v, op_dtype),
+                                                          red_dtype), presorted=True)
+
+    def unary_values(self, op, v, op_dtype):
+        return v if op is None else self.unary(op, v, op_dtype)
+
+    def reduce_rows(self, indptr, vals, monoid, red_dtype):
+        """(rows with entries, their reductions) of a CSR block's values."""
+        xp = self.xp
+        ip = indptr.astype(np.int64, copy=False)
+        lens = ip[1:] - ip[:-1]
+        nonempty = xp.flatnonzero(lens > 0)
+        if nonempty.shape[0] == 0:
+            return nonempty.astype(np.int64), xp.zeros(0, dtype=red_dtype)
+        red = self.segment_reduce(monoid, self.cast(vals, red_dtype), ip[:-1][nonempty])
+        return nonempty.astype(np.int64), red
+
+    def _cat(self, parts, dtype):
+        xp = self.xp
+        return xp.concatenate(parts).astype(dtype, copy=False) if parts else \
+            xp.zeros(0, dtype=dtype)
+
