@@ -19,14 +19,18 @@ the raw frequencies σ0..σ15 of every vertex are
     σ6 = σ2 ∘ (d−1) − 2σ4        σ14 = Σ_j C_ij (C_ij − 1)/2
     σ7 = A ((d−1)(d−2)/2)        σ15 = number of 4-cliques containing i
 
-(all divisions exact, int64).  σ15 uses one row per edge e = (i, j), i < j:
-T(e, :) = A(i, :) ∘ A(j, :) (the common neighbours of i and j); the masked
-product K = (T A) ∘ T counts, in K(e, :)·e, twice the edges among them, i.e.
-twice the 4-cliques through edge e; each 4-clique through i contains 3 of the
-edges at i, so σ15 = (K4 + K4ᵀ) e / 6 with K4(i, j) = (K(e, :)·e)
-(``graphblast_py.graphlets.four_cliques_per_vertex``).
+(all divisions exact, int64).  No product is stored beyond C (nnz(A)
+entries): with f(x) = x(x − 1)/2 and the fused ``mxm_reduce``
+(w_i = Σ_j f((A B)_ij) over the entries of the product, never kept),
+
+    σ12 = Σ_j f((A²)_ij) − f(d_i)       (the diagonal of A² is d; f(0) = 0)
+    σ13 = Σ_j (A (C − 1))_ij / 2 over the mask A
+    σ14 = Σ_j f(C_ij)
+
 In σ13, A(C − A) under the mask A equals A(C − 1) on the structure of C (a
-common neighbour k of i and j always has C_kj ≥ 1).
+common neighbour k of i and j always has C_kj ≥ 1).  σ15 counts 4-cliques
+directly (``graphblast_py.graphlets.four_cliques_per_vertex``: per oriented
+edge, the edges among the common out-neighbours).
 
 The net (orbit) frequencies are a fixed integer transform of the raw ones,
 n = U σ (table ``NET`` below: n5 = σ5 − 2σ9 − σ10 − 2σ12 + 4σ13 + 2σ14 − 6σ15,
@@ -35,11 +39,15 @@ n = U σ (table ``NET`` below: n5 = σ5 − 2σ9 − σ10 − 2σ12 + 4σ13 + 2�
 Returns an n×16 (``orbits=16``) or n×5 (``orbits=5``: σ0..σ4 only) int64
 Matrix with every entry stored; ``net=False`` gives the raw frequencies.
 """
-from graphblast_py import InvalidValue, Matrix, Vector, binary, monoid, semiring, unary
+from graphblast_py import InvalidValue, Matrix, UnaryOp, Vector, binary, monoid, semiring
 from graphblast_py.checks import check_bool, check_int, check_matrix
 from graphblast_py.graphlets import four_cliques_per_vertex, simple_pattern, stack_columns
 from graphblast_py.progress import progress_bar
 from graphblast_py.hints import GraphLike
+
+# x ↦ x(x − 1)/2 (pairs among x items; x(x − 1) is even, so exact)
+CHOOSE2 = UnaryOp.register("fglt_choose2", lambda x: x * (x - 1) // 2,
+                           cuda_expr="x * (x - 1) / 2")
 
 # net frequency k = sum of coef * raw sigma_j, as (k, j, coef); identity terms included
 NET = [(0, 0, 1), (1, 1, 1), (2, 2, 1), (2, 4, -2), (3, 3, 1), (3, 4, -1), (4, 4, 1),
@@ -57,7 +65,7 @@ def fglt(A: GraphLike, orbits: int = 16, net: bool = True, *,
     """Raw (``net=False``) or net graphlet orbit frequencies of every vertex: see the module.
 
     ``progress=True`` shows a tqdm bar on stderr (one step per stage: the
-    products A² and C, σ0..σ4, σ5..σ15, the net transform; needs tqdm)."""
+    masked product C, σ0..σ4, σ5..σ15, the net transform; needs tqdm)."""
     A = check_matrix(A, "fglt", square=False)
     if check_int(orbits, "fglt", "orbits", 1) not in (5, 16):
         raise InvalidValue(f"fglt: orbits must be 5 or 16, got {orbits!r}")
@@ -76,8 +84,7 @@ def _fglt(A, orbits, net, bar):
     one.assign(1)
     d = P.mxv(one, ps, accum=binary.plus, out=one.apply(binary.times, right=0))
     d1, d2 = d.apply(binary.minus, right=1), d.apply(binary.minus, right=2)
-    W = P.mxm(P, ps).select("offdiag") if orbits == 16 else None   # σ12 needs all of A²
-    C = P.mxm(P, ps, mask=P.S) if W is None else W.apply(unary.identity, mask=P.S)
+    C = P.mxm(P, ps, mask=P.S)                                      # C = A ∘ A²
     bar.update()
     s = [one, d, add(P.mxv(d, pt), d, -1), half(mul(d, d1)), half(C.reduce_rowwise(monoid.plus))]
     bar.update()
@@ -87,9 +94,9 @@ def _fglt(A, orbits, net, bar):
               add(mul(s[2], d1), s[4], -2), half(P.mxv(mul(d1, d2), pt)),
               half(mul(d, mul(d1, d2)), 6), add(P.mxv(s[4], pt), s[4], -2),
               C.mxv(d2, pt), mul(d2, s[4]),
-              half(W.ewise_mult(W.apply(binary.minus, right=1), binary.times).reduce_rowwise()),
-              half(P.mxm(C1, pt, mask=P.S).reduce_rowwise()),
-              half(C.ewise_mult(C1, binary.times).reduce_rowwise()), four_cliques_per_vertex(P)]
+              add(P.mxm_reduce(P, ps, apply=CHOOSE2), s[3], -1),        # W: A² less diag = d
+              half(P.mxm_reduce(C1, pt, mask=P.S)),
+              C.apply(CHOOSE2).reduce_rowwise(monoid.plus), four_cliques_per_vertex(P)]
         bar.update()
     F = stack_columns(s, "int64", P.device)
     if not net:
