@@ -8,8 +8,20 @@ Storage forms
 
 A vector converts itself when the other form is cheaper: operations ask for the
 form they need (push wants indices, pull wants a dense gather) and a result
-denser than ``DENSE_FRACTION`` is kept dense.  ``form="dense"|"sparse"`` at
-construction is a hint.
+denser than ``DENSE_FRACTION`` is kept dense.  The switch has hysteresis: a
+dense vector goes back to the sparse form only below ``SPARSE_FRACTION``
+(a quarter of ``DENSE_FRACTION``), so a vector whose density hovers around
+the threshold (a BFS frontier) does not flip form on every call.
+``form="dense"|"sparse"`` at construction is a hint.  Operations read the
+storage through :meth:`Vector._view` (the current form, unconverted),
+:meth:`Vector._sparse` and :meth:`Vector._dense`, never through the fields.
+
+Counts: ``nvals`` of a dense result is counted only when someone asks (on a
+GPU a count waits for the device).  Until then the vector keeps a host-side
+upper bound that the output rule derives from what it knows (e.g. a masked
+assign adds at most as many entries as the mask allows); the direction
+choice of ``mxv``/``vxm`` uses it (:meth:`Vector._nvals_estimate`) instead
+of waiting for the exact count.
 """
 import numpy as np
 
@@ -22,6 +34,7 @@ from .mask import Mask
 from .results import DenseVectorResult, SparseResult
 
 DENSE_FRACTION = 1 / 16
+SPARSE_FRACTION = DENSE_FRACTION / 4   # a dense vector turns sparse only below this
 LARGE = 1 << 26     # sizes above this check free memory before a dense allocation
 
 
@@ -34,7 +47,7 @@ class Vector:
 
     _is_vector = True
     __slots__ = ("_be", "size", "dtype", "_form", "_idx", "_vals", "_pres", "_nvals",
-                 "__weakref__")
+                 "_nv_hi", "__weakref__")
 
     def __init__(self, dtype=dtypes.FP64, size=0, *, device=None, form="sparse"):
         self.dtype = dtypes.lookup(dtype)
@@ -52,20 +65,53 @@ class Vector:
     # ------------------------------------------------------------ storage
     def _set_sparse(self, idx, vals):
         self._form, self._idx, self._vals, self._pres = "sparse", idx, vals, None
-        self._nvals = idx.shape[0]
+        self._nvals = self._nv_hi = idx.shape[0]
 
-    def _set_dense(self, vals, pres, nvals=None):
+    def _set_dense(self, vals, pres, nvals=None, bound=None):
+        """Dense content; ``nvals`` the exact count when known, else ``bound``
+        (an upper bound known on the host) or none (the size)."""
         self._form, self._idx, self._vals, self._pres = "dense", None, vals, pres
         self._nvals = self.size if pres is None else nvals
+        if self._nvals is not None:
+            self._nv_hi = self._nvals
+        else:
+            self._nv_hi = self.size if bound is None else min(int(bound), self.size)
 
-    def _assign_result(self, T):
-        """Take a computed result (see operations.output) as the new content."""
+    def _assign_result(self, T, bound=None):
+        """Take a computed result (see operations.output) as the new content;
+        ``bound``: an upper bound of its entry count, when the caller knows one."""
         if isinstance(T, SparseResult):
             self._set_sparse(T.keys, self._be.cast(T.vals, self.dtype))
         elif isinstance(T, DenseVectorResult):
-            self._set_dense(self._be.cast(T.vals, self.dtype), T.present)
+            self._set_dense(self._be.cast(T.vals, self.dtype), T.present, bound=bound)
         else:  # pragma: no cover - programming error
             raise InvalidValue(f"a Vector cannot take a {type(T).__name__} result")
+
+    def _view(self):
+        """The stored content in its current form, unconverted:
+        ``SparseResult(indices, values)`` or ``DenseVectorResult(values,
+        presence or None)``."""
+        if self._form == "sparse":
+            return SparseResult(self._idx, self._vals)
+        return DenseVectorResult(self._vals, self._pres)
+
+    def _nvals_bound(self):
+        """An upper bound of ``nvals`` known without counting."""
+        return self._nv_hi
+
+    def _nvals_known(self):
+        """``nvals`` when known without counting, else None."""
+        return self._nvals
+
+    def _nvals_estimate(self):
+        """``nvals`` for a cost model: the exact count when known, else the
+        host-side upper bound when it says more than the size does, else the
+        count (which may wait for the device)."""
+        if self._nvals is not None:
+            return self._nvals
+        if self._nv_hi < self.size:
+            return self._nv_hi
+        return self.nvals
 
     def _is_empty_fresh(self):
         return self._form == "sparse" and self._idx.shape[0] == 0
@@ -82,7 +128,7 @@ class Vector:
     def nvals(self):
         """Number of stored entries."""
         if self._nvals is None:
-            self._nvals = self._be.count_nonzero(self._pres)
+            self._nvals = self._nv_hi = self._be.count_nonzero(self._pres)
         return self._nvals
 
     @property
@@ -100,10 +146,10 @@ class Vector:
             return idx, self._vals
         idx = xp.flatnonzero(self._pres)
         vals = self._vals[idx]
-        if idx.shape[0] < DENSE_FRACTION * self.size:
+        if idx.shape[0] < SPARSE_FRACTION * self.size:
             self._set_sparse(idx, vals)
         else:
-            self._nvals = idx.shape[0]
+            self._nvals = self._nv_hi = idx.shape[0]
         return idx, vals
 
     def _dense(self):
@@ -227,7 +273,7 @@ class Vector:
                           be.asarray(self._be.to_host(self._vals)))
         else:
             pres = None if self._pres is None else be.asarray(self._be.to_host(self._pres))
-            v._set_dense(be.asarray(self._be.to_host(self._vals)), pres, self._nvals)
+            v._set_dense(be.asarray(self._be.to_host(self._vals)), pres, self._nvals, self._nv_hi)
         return v
 
     def dup(self, dtype=None):
@@ -237,7 +283,7 @@ class Vector:
         if self._form == "sparse":
             v._set_sparse(self._idx, self._be.cast(self._vals, dt))
         else:
-            v._set_dense(self._be.cast(self._vals, dt), self._pres, self._nvals)
+            v._set_dense(self._be.cast(self._vals, dt), self._pres, self._nvals, self._nv_hi)
         return v   # arrays are never written in place, so sharing them is safe
 
     def clear(self):
@@ -289,9 +335,10 @@ class Vector:
             if pres is not None and not bool(pres[i]):
                 pres = pres.copy()
                 pres[i] = True
-                self._set_dense(vals, pres, None if self._nvals is None else self._nvals + 1)
+                self._set_dense(vals, pres, None if self._nvals is None else self._nvals + 1,
+                                self._nv_hi + 1)
             else:
-                self._set_dense(vals, pres, self._nvals)
+                self._set_dense(vals, pres, self._nvals, self._nv_hi)
             return
         pos = int(be.xp.searchsorted(self._idx, i))
         if pos < self._idx.shape[0] and int(self._idx[pos]) == i:
@@ -314,7 +361,7 @@ class Vector:
             was = bool(pres[i])
             pres[i] = False
             self._set_dense(self._vals, pres,
-                            None if self._nvals is None else self._nvals - int(was))
+                            None if self._nvals is None else self._nvals - int(was), self._nv_hi)
             return
         keep = self._idx != i
         self._set_sparse(self._idx[keep], self._vals[keep])

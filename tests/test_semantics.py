@@ -180,9 +180,17 @@ def check(spec, result, T, inputs=(), structure_only=False):
         got = R.Ref(np.zeros_like(got.vals), got.present)
     msg = R.equal(got, expected)
     assert not msg, f"{msg}\n got      {got}\n expected {expected}\n T        {T}"
+    _check_bound(result, got)
     for r, o in inputs:
         if o is not spec.out:
             assert not R.equal(R.from_lib(o), r), "an input was modified"
+
+
+def _check_bound(x, got):
+    """A vector's host-side count bound (what the direction choice uses
+    instead of counting) is never below its true count ``got.nvals``."""
+    if getattr(x, "_is_vector", False):
+        assert x._nvals_bound() >= got.nvals, f"count bound {x._nvals_bound()} < {got.nvals}"
 
 
 # ---------------------------------------------------------------- mxv / vxm / mxm
@@ -401,6 +409,7 @@ def test_assign(device, data):
     got = R.from_lib(C)
     msg = R.equal(got, expected)
     assert not msg, f"{msg}\n got      {got}\n expected {expected}"
+    _check_bound(C, got)
     for r, o in inputs:
         if o is not C:
             assert not R.equal(R.from_lib(o), r), "the value was modified"

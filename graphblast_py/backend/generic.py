@@ -42,6 +42,10 @@ class ArrayBackend(SparseMixin, EwiseMixin, ReduceMixin, MatVecMixin, SpgemmMixi
     xp = np
     # user operators run here only with a CUDA C expression (the GPU backend)
     needs_cuda_expr = False
+    # True where sizing a sparse result waits on the device (the GPU): vector
+    # results then stay in the dense (bitmap) form, a whole-vector assign runs
+    # on dense arrays, and push takes a dense frontier as it is
+    dense_vectors = False
 
     # ------------------------------------------------------------ arrays
     def asarray(self, x, dtype=None):

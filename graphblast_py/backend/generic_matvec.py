@@ -4,7 +4,7 @@ spmm with a dense right operand) (see generic.py).
 """
 import numpy as np
 
-from ..results import SparseResult
+from ..results import DenseVectorResult, SparseResult
 
 
 class MatVecMixin:
@@ -36,6 +36,32 @@ class MatVecMixin:
         """(reads matrix values, reads vector values)"""
         m = semiring.mult
         return (m.reads_y, m.reads_x) if swap else (m.reads_x, m.reads_y)
+
+    def push(self, P, x, semiring, allowed, swap, out_dtype, n_out, structure_only=True):
+        """Push for ``mxv``/``vxm``, as a result for the output rule.  ``x`` is
+        a :class:`SparseResult` (indices, values), or, where
+        ``dense_vectors`` is set, possibly a :class:`DenseVectorResult`
+        (values, presence) -- the frontier as it is stored.  Here: the
+        sorted :meth:`spmspv_push` result; a backend may return a
+        :class:`DenseVectorResult` instead (no compaction, no device wait).
+        The result holds no entry that ``allowed`` forbids."""
+        if isinstance(x, DenseVectorResult):
+            vals, pres = x
+            idx = self.arange(vals.shape[0]) if pres is None else self.xp.flatnonzero(pres)
+            x = SparseResult(idx, vals[idx])
+        return SparseResult(*self.spmspv_push(P, tuple(x), semiring, allowed, swap, out_dtype,
+                                              n_out, structure_only=structure_only))
+
+    def pull(self, R, x, semiring, allowed, swap, out_dtype, structure_only=True,
+             early_exit=True):
+        """Pull for ``mxv``/``vxm`` as a :class:`DenseVectorResult`;
+        ``allowed`` a bool array over the output rows (the mask) or None.
+        Here the allowed rows are listed for :meth:`spmv_pull`; a backend
+        whose pull kernel tests the mask itself hands it over unlisted."""
+        rows = None if allowed is None else self.xp.flatnonzero(allowed)
+        return DenseVectorResult(*self.spmv_pull(R, x, semiring, rows, swap, out_dtype,
+                                                 structure_only=structure_only,
+                                                 early_exit=early_exit))
 
     # backend-level hook: the variant the last spmv_pull/spmspv_push ran, as
     # (kind, reads matrix values, early exit (None for push), mask used in the kernel)

@@ -74,20 +74,21 @@ def _assign(C, value, index_args, mask, accum, replace):
     same_device(what, ("the output", C), ("mask", None if mask is None else mask.parent),
                 ("the value", None if is_scalar else value))
     if C._is_vector and idx[0] is None and (
-            C._form == "dense" or mask is None or mask.parent._form == "dense"):
+            C.form == "dense" or mask is None or mask.parent.form == "dense"
+            or be.dense_vectors):
         # The region is the whole vector, so GrB_assign is exactly the output
-        # rule with T = value; with dense operands it runs as O(n) array work
-        # instead of key sorts (a BFS level update on a dense level vector).
+        # rule with T = value; with dense operands (or on a backend that keeps
+        # vectors dense) it runs as O(n) array work instead of key sorts (a
+        # BFS level update on a dense level vector).
         if is_scalar:
             from .apply import _scalar
             s = _scalar(value, what)
-            be.check_alloc(C.size * (np.asarray(s).dtype.itemsize + C.dtype.itemsize + 1),
-                           f"{what} of a scalar to all {C.size} positions")
+            if C.size > 1 << 26:
+                be.check_alloc(C.size * (np.asarray(s).dtype.itemsize + C.dtype.itemsize + 1),
+                               f"{what} of a scalar to all {C.size} positions")
             T = DenseVectorResult(be.full(C.size, s, np.asarray(s).dtype), None)
-        elif value._form == "dense":
-            T = DenseVectorResult(value._vals, value._pres)
         else:
-            T = SparseResult(value._idx, value._vals)
+            T = value._view()
         return write(C, T, mask, accum, replace)
     ncols = np.int64(1 if C._is_vector else C.ncols)
 

@@ -30,7 +30,7 @@ from ..errors import DimensionMismatch, InvalidValue
 from ..matrix import Matrix
 from ..vector import Vector
 from ..stats import stats
-from ..results import DenseVectorResult, SparseResult
+from ..results import SparseResult
 from .common import as_semiring, check_replace, check_user_op, finish, prepare
 
 EARLY_EXIT_FACTOR = 0.25
@@ -103,34 +103,37 @@ def _matvec(what, A, u, semiring, mask, accum, replace, out, direction, pull_inp
     if direction == "push":
         P = A._csr(reads_a) if swap else A._csc_arrays(reads_a)
         allowed = kmask.dense() if kmask is not None else None
-        idx, vals = be.spmspv_push(P, u._sparse(), semiring, allowed, swap, out_dtype, n_out,
-                                   structure_only=structure_only)
-        T = SparseResult(idx, vals)
+        # the frontier as stored when the backend's push takes a dense one (no
+        # conversion, no device wait), else its sorted indices
+        x = u._view() if be.dense_vectors else SparseResult(*u._sparse())
+        T = be.push(P, x, semiring, allowed, swap, out_dtype, n_out,
+                    structure_only=structure_only)
     else:
         R = A._csc_arrays(reads_a) if swap else A._csr(reads_a)
-        rows = None
-        if kmask is not None:
-            rows = be.xp.flatnonzero(kmask.dense())
         src = pull_input if pull_input is not None else u
-        vals, pres = be.spmv_pull(R, src._dense(), semiring, rows, swap, out_dtype,
-                                  structure_only=structure_only, early_exit=early_exit)
-        T = DenseVectorResult(vals, pres)
-    # the output rule applies the mask (always: kernels never write outputs)
-    return finish(out, T, out_dtype, (n_out,), be, mask, accum, replace, True)
+        T = be.pull(R, src._dense(), semiring, kmask.dense() if kmask is not None else None,
+                    swap, out_dtype, structure_only=structure_only, early_exit=early_exit)
+    # the kernel applied the mask it was given (mask_first): the output rule
+    # trusts it and, with replace or into an empty out, takes T as it is
+    return finish(out, T, out_dtype, (n_out,), be, mask, accum, replace, True,
+                  masked=kmask is not None)
 
 
 def _choose(A, u, mask, semiring, n_in, n_out, early_exit=True):
     """GraphBLAST's cost model: push while the frontier's edges are fewer
-    than the edges pull would scan (``mask``: the mask the kernel uses)."""
+    than the edges pull would scan (``mask``: the mask the kernel uses).
+    Counts come from what the host already knows (``_nvals_estimate``: the
+    exact count, else the bound the output rule kept), so choosing waits on
+    the device only for a count nobody has bounded."""
     nnz = A.nvals
     if nnz == 0:
         return "push"
     d = nnz / max(n_in, 1)
-    push_cost = d * u.nvals
+    push_cost = d * u._nvals_estimate()
     if mask is None:
         allowed = n_out
     else:
-        m = mask.parent.nvals
+        m = mask.parent._nvals_estimate()
         allowed = (n_out - m) if mask.complement else m
     pull_cost = (nnz / max(n_out, 1)) * allowed
     if early_exit and (semiring.monoid.is_any or

@@ -49,13 +49,28 @@ def _accum_vals(be, accum, cv, tv, out_dtype):
 
 def write(out, T, mask, accum, replace, masked=False):
     """Apply the output rule; ``out`` is a Vector or Matrix (possibly empty, new).
-    ``masked``: T holds no entry the mask forbids (the kernel applied the mask)."""
+    ``masked``: T holds no entry the mask forbids (the kernel applied the mask).
+
+    Fast paths (each covered by the reference-model tests of
+    tests/test_semantics.py):
+
+    * ``Z = T`` taken as is, when nothing old can survive and nothing needs
+      testing: no mask, or a mask the kernel applied (``masked``) with
+      ``replace`` or into an empty ``out``; and no accum, or an empty ``out``;
+    * a kernel-applied mask is not tested again on the general path;
+    * vectors with a dense operand: elementwise array work over the positions
+      (no key sorts, no device waits), see :func:`_write_dense_vector`.
+    """
     be = out._be
     fresh = out._is_empty_fresh()
     if (mask is None or (masked and (fresh or replace))) and (accum is None or fresh):
-        out._assign_result(T)           # Z = T, nothing old survives
+        # Z = T, nothing old survives
+        if out._is_vector:
+            out._assign_result(T, None if mask is None else _mask_bound(mask, out.size))
+        else:
+            out._assign_result(T)
         return out
-    if out._is_vector and (isinstance(T, DenseVectorResult) or out._form == "dense"):
+    if out._is_vector and (isinstance(T, DenseVectorResult) or out.form == "dense"):
         return _write_dense_vector(out, T, mask, accum, replace)
     # general path on sorted keys
     kc, vc = out._keys_vals()
@@ -77,7 +92,7 @@ def write(out, T, mask, accum, replace, masked=False):
 
 
 def _allowed(be, mask, keys):
-    if mask.parent._is_vector and mask.parent._form == "dense":
+    if mask.parent._is_vector and mask.parent.form == "dense":
         return mask.dense()[keys]
     hit = be.member(keys, mask.keys())
     return ~hit if mask.complement else hit
@@ -112,39 +127,59 @@ def _merge_disjoint(be, ka, va, kb, vb):
     return keys[order], vals[order]
 
 
+def _mask_bound(mask, n):
+    """Upper bound of the positions a vector mask allows, known on the host."""
+    p = mask.parent
+    if not mask.complement:
+        return p._nvals_bound()         # a value mask allows at most the stored ones
+    known = p._nvals_known() if mask.structure else None
+    return n if known is None else n - known
+
+
 def _write_dense_vector(out, T, mask, accum, replace):
+    """The output rule over all positions (a dense operand): a few elementwise
+    array operations, none of which waits on the device.  The result's entry
+    count is left to be counted when asked; the host keeps an upper bound of
+    it (the old count plus what the mask lets in)."""
     be = out._be
     xp = be.xp
     n = out.size
     cv, cp = out._dense()
     if isinstance(T, DenseVectorResult):
         tv, tp = T.vals, T.present
+        t_hi = n
     else:
         tv = xp.zeros(n, dtype=T.vals.dtype)
         tp = xp.zeros(n, dtype=bool)
         tv[T.keys] = T.vals
         tp[T.keys] = True
-    cp_ = cp if cp is not None else xp.ones(n, dtype=bool)
-    tp_ = tp if tp is not None else xp.ones(n, dtype=bool)
+        t_hi = T.keys.shape[0]
+    c_hi = out._nvals_bound()
     if accum is not None:
-        both = cp_ & tp_
-        zv = xp.where(tp_, be.cast(tv, out.dtype), cv)
-        if bool(both.any()):
-            acc = _accum_vals(be, accum, cv, tv, out.dtype)
-            zv = xp.where(both, acc, zv)
-        zp = cp_ | tp_
+        cp_ = cp if cp is not None else xp.ones(n, dtype=bool)
+        tp_ = tp if tp is not None else xp.ones(n, dtype=bool)
+        acc = _accum_vals(be, accum, cv, tv, out.dtype)
+        zv = xp.where(tp_, xp.where(cp_, acc, be.cast(tv, out.dtype)), cv)
+        zp = None if (cp is None or tp is None) else (cp | tp)
+        z_hi = min(n, c_hi + t_hi)
     else:
-        zv, zp = be.cast(tv, out.dtype), tp_
-    if mask is not None:
+        zv, zp, z_hi = be.cast(tv, out.dtype), tp, t_hi
+    if mask is None:
+        rv, rp, hi = zv, zp, z_hi
+    else:
         m = mask.dense()
+        m_hi = _mask_bound(mask, n)
         if replace:
-            rv, rp = zv, zp & m
+            rv, rp = zv, (m if zp is None else zp & m)
+            hi = min(z_hi, m_hi)
         else:
             rv = xp.where(m, zv, cv)
-            rp = xp.where(m, zp, cp_)
-    else:
-        rv, rp = zv, zp
-    out._assign_result(DenseVectorResult(rv, rp))
+            if zp is None:
+                rp = None if cp is None else (cp | m)
+            else:
+                rp = xp.where(m, zp, cp if cp is not None else True)
+            hi = min(n, c_hi + min(z_hi, m_hi))
+    out._assign_result(DenseVectorResult(rv, rp), hi)
     return out
 
 

@@ -5,14 +5,18 @@ Bulk array expressions come from :class:`ArrayBackend` with ``xp = cupy``
 replaces the loop-shaped operations with CUDA kernels generated from the
 operators' C expressions (see :mod:`.kernels`):
 
-* ``spmv_pull`` -- a thread per listed row, or a warp per row when the mean
-  row length is at least ``PULL_WARP_MIN_DEGREE``; early exit at the monoid's
+* ``spmv_pull`` -- a thread per row, or a warp per row when the mean row
+  length is at least ``PULL_WARP_MIN_DEGREE``, grid-stride; the dense mask is
+  tested in the kernel (never listed on the host); early exit at the monoid's
   terminal value (first term for ``any``);
-* ``spmspv_push`` -- one thread per frontier *edge* (the frontier's rows are
-  expanded by a scan, so a hub row does not stall a warp), the mask tested per
-  product, products combined with atomics into a dense accumulator plus flags
-  (any, lor, land, min, max, plus), compacted with ``flatnonzero``; other
-  monoids take the generic sort/reduce path;
+* ``spmspv_push`` -- one thread per frontier *edge* (the frontier's row
+  lengths are scanned on the device, so a hub row does not stall a warp, and
+  the grid-stride kernel reads the edge count itself: no host read sizes the
+  launch), from a frontier list or a dense frontier as stored; the mask
+  tested per product, products combined with atomics into a dense
+  accumulator plus flags (any, lor, land, min, max, plus), which ``push``
+  hands to the output rule as a dense result (no compaction); other monoids
+  take the generic sort/reduce path;
 * ``spgemm_dot`` -- a thread per mask entry, merge/binary-search intersection
   with early exit;
 * ``spmm`` -- cuSPARSE (``cupyx.scipy.sparse``) for plus_times on floats, else
@@ -24,7 +28,16 @@ and cached in a dict; a user-defined operator without a CUDA expression
 raises :class:`MissingKernel`.  Nothing falls back to the host.  Device
 allocation failures surface as :class:`OutOfMemory` naming what was being
 allocated.
+
+No operation on the ``mxv``/``vxm`` path waits on the device (DESIGN.md
+section 1.4): results are sized by bounds (a vector result is a dense
+accumulator of the output's size), counts are taken only when asked, and
+``dense_vectors`` keeps vector results in the dense form.
+:meth:`GPUBackend.count_syncs` counts the waits CuPy declares, for tests and
+benchmarks.
 """
+import contextlib
+
 import numpy as np
 
 import cupy
@@ -32,6 +45,7 @@ import cupyx.scipy.sparse as _csp
 
 from ... import dtypes
 from ...errors import InvalidValue, MissingKernel, OutOfMemory
+from ...results import DenseVectorResult, SparseResult
 from ...stats import stats
 from .. import note_compile
 from ..generic import ArrayBackend
@@ -84,10 +98,36 @@ def _grid(n):
     return ((n + K.BLOCK - 1) // K.BLOCK,)
 
 
+_MAX_BLOCKS = []
+
+
+def _grid_capped(n):
+    """Blocks for ``n`` threads of a grid-stride kernel, at most
+    ``GRID_BLOCKS_PER_SM`` per multiprocessor (at least one block)."""
+    if not _MAX_BLOCKS:
+        sms = cupy.cuda.Device().attributes["MultiProcessorCount"]
+        _MAX_BLOCKS.append(max(1, sms * GRID_BLOCKS_PER_SM))
+    return (max(1, min((n + K.BLOCK - 1) // K.BLOCK, _MAX_BLOCKS[0])),)
+
+
+GRID_BLOCKS_PER_SM = 32
+
+
+class SyncCount:
+    """``count``: the device synchronisations CuPy declared inside a
+    :meth:`GPUBackend.count_syncs` block."""
+
+    __slots__ = ("count",)
+
+    def __init__(self):
+        self.count = 0
+
+
 class GPUBackend(ArrayBackend):
     name = "gpu"
     xp = cupy
     needs_cuda_expr = True
+    dense_vectors = True
 
     # pull: mean row length from which a warp (not a thread) handles one row
     PULL_WARP_MIN_DEGREE = 8
@@ -145,6 +185,33 @@ class GPUBackend(ArrayBackend):
 
     def synchronize(self):
         cupy.cuda.Device().synchronize()
+
+    @staticmethod
+    @contextlib.contextmanager
+    def count_syncs():
+        """``with be.count_syncs() as c: ...`` -- ``c.count`` is the number of
+        host synchronisations CuPy declared inside the block (device-to-host
+        copies such as ``int(x)``, ``.get()``, sizing a ``flatnonzero`` or a
+        boolean index, ``Device.synchronize``), through the hook of its
+        synchronisation detector (``cupy._core.syncdetect``).  Raises
+        RuntimeError where this CuPy has no such hook."""
+        try:
+            from cupy._core import syncdetect
+        except ImportError as e:    # pragma: no cover - depends on the CuPy version
+            raise RuntimeError(f"this CuPy has no synchronisation detector: {e}") from None
+        orig = getattr(syncdetect, "_declare_synchronize", None)
+        if orig is None:            # pragma: no cover - depends on the CuPy version
+            raise RuntimeError("this CuPy has no cupy._core.syncdetect._declare_synchronize")
+        c = SyncCount()
+
+        def counting():
+            c.count += 1
+            return orig()
+        syncdetect._declare_synchronize = counting
+        try:
+            yield c
+        finally:
+            syncdetect._declare_synchronize = orig
 
     def item(self, a):
         if isinstance(a, cupy.ndarray):
@@ -379,9 +446,21 @@ class GPUBackend(ArrayBackend):
             return t_indptr, t_indices, (vals[order] if vals is not None else None)
 
     # ------------------------------------------------------------ mxv: pull
+    def pull(self, R, x, semiring, allowed, swap, out_dtype, structure_only=True,
+             early_exit=True):
+        """The pull kernel tests the dense mask ``allowed`` itself: no row list
+        is built, nothing waits on the device."""
+        return DenseVectorResult(*self.spmv_pull(R, x, semiring, allowed, swap, out_dtype,
+                                                 structure_only=structure_only,
+                                                 early_exit=early_exit))
+
     def spmv_pull(self, R, x, semiring, rows, swap, out_dtype, structure_only=True,
                   early_exit=True):
+        """As :meth:`ArrayBackend.spmv_pull`; ``rows`` may also be a bool
+        array over the rows (a dense mask), which the kernel tests."""
         if not self._kernel_ok(semiring):
+            if rows is not None and rows.dtype == _BOOL:
+                rows = cupy.flatnonzero(rows)
             with _OOM("the pull SpMV (vectorized path)"):
                 return super().spmv_pull(R, x, semiring, rows, swap, out_dtype,
                                          structure_only=structure_only, early_exit=early_exit)
@@ -398,11 +477,15 @@ class GPUBackend(ArrayBackend):
         with _OOM("the pull SpMV output", nrows):
             outv = cupy.zeros(nrows, dtype=out_dtype)
             outp = cupy.zeros(nrows, dtype=bool)
-        if rows is None:
+        alw, has_alw = self._dummy(_BOOL), rows is not None and rows.dtype == _BOOL
+        if rows is None or has_alw:
             nlist, rws, all_rows = nrows, self._dummy(_I64), 1
+            if has_alw:
+                alw = _c(rows)
         else:
             rws = _c(rows.astype(np.int64, copy=False))
             nlist, all_rows = rws.shape[0], 0
+        masked = rows is not None
         if nlist == 0 or indices.shape[0] == 0:
             return outv, outp
         ip, ix = _c(indptr), _c(indices)
@@ -413,12 +496,13 @@ class GPUBackend(ArrayBackend):
         fn = self._fn(key, lambda: K.pull_source(semiring, ta, tx, out_dtype, ip.dtype, ix.dtype,
                                                  swap, early),
                       "pull_warp" if warp else "pull_thread")
-        fn(_grid(nlist * (32 if warp else 1)), (K.BLOCK,),
+        fn(_grid_capped(nlist * (32 if warp else 1)), (K.BLOCK,),
            (ip, ix, _c(rvals) if read_a else self._dummy(ta), np.int32(read_a),
             _c(xvals) if read_x else self._dummy(tx), np.int32(read_x),
             _c(xpres) if xpres is not None else self._dummy(_BOOL), np.int32(xpres is not None),
-            rws, np.int32(all_rows), np.int64(nlist), outv, outp, np.int32(keep), self._sink))
-        self.last_kernel = ("pull", read_a, early, not all_rows)
+            rws, np.int32(all_rows), np.int64(nlist), alw, np.int32(has_alw),
+            outv, outp, np.int32(keep), self._sink))
+        self.last_kernel = ("pull", read_a, early, masked)
         return outv, outp
 
     # ------------------------------------------------------------ mxv: push
@@ -438,18 +522,41 @@ class GPUBackend(ArrayBackend):
             return 2
         return None
 
-    def spmspv_push(self, P, x, semiring, allowed, swap, out_dtype, n_out, structure_only=True):
+    def push(self, P, x, semiring, allowed, swap, out_dtype, n_out, structure_only=True):
+        """Push as a dense result (the kernel's accumulator and flags): no
+        compaction, nothing waits on the device.  ``x`` a SparseResult or a
+        DenseVectorResult (a dense frontier as stored)."""
+        return self.spmspv_push(P, x, semiring, allowed, swap, out_dtype, n_out,
+                                structure_only=structure_only, as_result=True)
+
+    def spmspv_push(self, P, x, semiring, allowed, swap, out_dtype, n_out, structure_only=True,
+                    as_result=False):
+        """As :meth:`ArrayBackend.spmspv_push`; ``x`` may also be a
+        :class:`DenseVectorResult` (values, presence) over the input positions.
+        ``as_result``: return a result for the output rule (a
+        DenseVectorResult from the kernel) instead of sorted (idx, vals)."""
         out_dtype = np.dtype(out_dtype)
         indptr, indices, pvals = P
-        xidx, xvals = x
-        nf = xidx.shape[0]
+        dense_x = isinstance(x, DenseVectorResult)
+        if dense_x:
+            xvals, xpres = x
+            nf = indptr.shape[0] - 1
+            xi = self._dummy(_I64)
+        else:
+            xidx, xvals = x
+            nf = xidx.shape[0]
         mode = self._push_mode(semiring, out_dtype) if self._kernel_ok(semiring) else None
         if mode is None or nf >= _INT32_MAX:
+            if dense_x:
+                idx = cupy.arange(nf, dtype=np.int64) if xpres is None else cupy.flatnonzero(xpres)
+                x = (idx, xvals[idx])
             with _OOM("the push SpMSpV (sort/reduce path)"):
-                return super().spmspv_push(P, x, semiring, allowed, swap, out_dtype, n_out,
-                                           structure_only=structure_only)
+                r = super().spmspv_push(P, tuple(x), semiring, allowed, swap, out_dtype, n_out,
+                                        structure_only=structure_only)
+            return SparseResult(*r) if as_result else r
         if nf == 0:
-            return cupy.zeros(0, dtype=np.int64), cupy.zeros(0, dtype=out_dtype)
+            r = (cupy.zeros(0, dtype=np.int64), cupy.zeros(0, dtype=out_dtype))
+            return SparseResult(*r) if as_result else r
         ra, rx = self._reads(semiring, swap)
         keep = not structure_only and pvals is not None
         read_a = bool((ra or keep) and pvals is not None)
@@ -457,12 +564,20 @@ class GPUBackend(ArrayBackend):
         ta = pvals.dtype if read_a else _BOOL
         tx = xvals.dtype if read_x else _BOOL
         ip, ix = _c(indptr), _c(indices)
+        key = ("push", semiring.monoid, semiring.mult, ta, tx, out_dtype, ip.dtype, ix.dtype,
+               bool(swap), mode)
+        build = lambda: K.push_source(semiring, ta, tx, out_dtype, ip.dtype, ix.dtype,  # noqa: E731
+                                      swap, mode)
         with _OOM("the push accumulator", n_out):
-            xi = _c(xidx.astype(np.int64, copy=False))
-            off = cupy.empty(nf + 1, dtype=np.int64)
-            off[0] = 0
-            off[1:] = cupy.cumsum((ip[xi + 1] - ip[xi]).astype(np.int64, copy=False))
-            total = int(off[-1])
+            if not dense_x:
+                xi = _c(xidx.astype(np.int64, copy=False))
+            d = cupy.empty(nf + 1, dtype=np.int64)
+            has_pres = dense_x and xpres is not None
+            self._fn(key, build, "push_degrees")(
+                _grid(nf + 1), (K.BLOCK,),
+                (ip, xi, np.int32(dense_x), _c(xpres) if has_pres else self._dummy(_BOOL),
+                 np.int32(has_pres), np.int64(nf), d))
+            off = cupy.cumsum(d)
             if mode == 2:
                 acc = cupy.full(n_out, _atomic_fill(semiring.monoid, out_dtype), dtype=out_dtype)
             elif mode == 4:
@@ -472,22 +587,22 @@ class GPUBackend(ArrayBackend):
             flags = cupy.zeros(n_out, dtype=bool)
             win = cupy.full(n_out, _INT32_MAX, dtype=np.int32) if mode == 1 else \
                 self._dummy(_I32)
-        if total:
-            key = ("push", semiring.monoid, semiring.mult, ta, tx, out_dtype, ip.dtype, ix.dtype,
-                   bool(swap), mode)
-            fn = self._fn(key, lambda: K.push_source(semiring, ta, tx, out_dtype, ip.dtype,
-                                                     ix.dtype, swap, mode), "push_edges")
+        if ix.shape[0]:
+            fn = self._fn(key, build, "push_edges")
             args = [ip, ix, _c(pvals) if read_a else self._dummy(ta), np.int32(read_a), xi,
-                    _c(xvals) if read_x else self._dummy(tx), np.int32(read_x), off,
-                    np.int64(nf), np.int64(total),
+                    np.int32(dense_x), _c(xvals) if read_x else self._dummy(tx),
+                    np.int32(read_x), off, np.int64(nf),
                     _c(allowed) if allowed is not None else self._dummy(_BOOL),
                     np.int32(allowed is not None), acc, flags, win, np.int32(0),
                     np.int32(keep), self._sink]
-            fn(_grid(total), (K.BLOCK,), tuple(args))
+            grid = _grid_capped(ix.shape[0])
+            fn(grid, (K.BLOCK,), tuple(args))
             if mode == 1:
                 args[-3] = np.int32(1)
-                fn(_grid(total), (K.BLOCK,), tuple(args))
+                fn(grid, (K.BLOCK,), tuple(args))
         self.last_kernel = ("push", read_a, None, allowed is not None)
+        if as_result:
+            return DenseVectorResult(acc, flags)
         with _OOM("the push result", n_out):
             idx = cupy.flatnonzero(flags)
             return idx, acc[idx]

@@ -264,92 +264,99 @@ __device__ __forceinline__ TOUT prod_op(TA a, TX xv, i64 r, i64 c) {
 #endif
 }
 
-// one thread per listed row; early exit (EARLY) at the terminal value / first
-// term.  keep_a (structure_only=False): every A value is loaded and summed into
-// chk, whose only use is a dummy store, so the compiler keeps the loads.
+// one thread per listed row, grid-stride (any grid size covers every row);
+// early exit (EARLY) at the terminal value / first term.  Rows: the list
+// `rows` or all rows (all_rows), of which only those the dense mask
+// `allowed` lets through (has_allowed) -- the mask is tested here, so it is
+// never listed on the host.  keep_a (structure_only=False): every A value is
+// loaded and summed into chk, whose only use is a dummy store, so the
+// compiler keeps the loads.
 extern "C" __global__ void pull_thread(
     const IP* __restrict__ indptr, const IX* __restrict__ indices,
     const TA* __restrict__ avals, int read_a, const TX* __restrict__ xvals, int read_x,
     const bool* __restrict__ xpres, int has_pres, const i64* __restrict__ rows, int all_rows,
-    i64 nlist, TOUT* __restrict__ outv, bool* __restrict__ outp, int keep_a,
-    bool* __restrict__ sink)
+    i64 nlist, const bool* __restrict__ allowed, int has_allowed,
+    TOUT* __restrict__ outv, bool* __restrict__ outp, int keep_a, bool* __restrict__ sink)
 {
-    i64 t = (i64)blockIdx.x * blockDim.x + threadIdx.x;
-    if (t >= nlist) return;
-    i64 r = all_rows ? t : rows[t];
-    i64 p1 = (i64)indptr[r + 1];
-    bool found = false;
-    TOUT acc = (TOUT)0;
-    double chk = 0.0;
-    for (i64 p = (i64)indptr[r]; p < p1; ++p) {
-        i64 c = (i64)indices[p];
-        if (has_pres && !xpres[c]) continue;
-        TA av = read_a ? avals[p] : (TA)0;
-        if (keep_a) chk += (double)av;
-        COMBINE(prod_op(av, read_x ? xvals[c] : (TX)0, r, c));
+    i64 stride = (i64)gridDim.x * blockDim.x;
+    for (i64 t = (i64)blockIdx.x * blockDim.x + threadIdx.x; t < nlist; t += stride) {
+        i64 r = all_rows ? t : rows[t];
+        if (has_allowed && !allowed[r]) continue;
+        i64 p1 = (i64)indptr[r + 1];
+        bool found = false;
+        TOUT acc = (TOUT)0;
+        double chk = 0.0;
+        for (i64 p = (i64)indptr[r]; p < p1; ++p) {
+            i64 c = (i64)indices[p];
+            if (has_pres && !xpres[c]) continue;
+            TA av = read_a ? avals[p] : (TA)0;
+            if (keep_a) chk += (double)av;
+            COMBINE(prod_op(av, read_x ? xvals[c] : (TX)0, r, c));
 #if EARLY
-        if (STOP) break;
+            if (STOP) break;
 #endif
+        }
+        if (keep_a && chk == -1.0) *sink = true;
+        if (found) { outv[r] = acc; outp[r] = true; }
     }
-    if (keep_a && chk == -1.0) *sink = true;
-    if (found) { outv[r] = acc; outp[r] = true; }
 }
 
-// one warp per listed row (long rows): lanes stride over the row; the warp
-// stops together once any lane reaches the terminal value; for `any` the
-// first term in row order wins (ballot + lowest lane)
+// one warp per listed row (long rows), grid-stride over the rows (the test
+// of the mask is uniform across the warp); lanes stride over the row; the
+// warp stops together once any lane reaches the terminal value; for `any`
+// the first term in row order wins (ballot + lowest lane)
 extern "C" __global__ void pull_warp(
     const IP* __restrict__ indptr, const IX* __restrict__ indices,
     const TA* __restrict__ avals, int read_a, const TX* __restrict__ xvals, int read_x,
     const bool* __restrict__ xpres, int has_pres, const i64* __restrict__ rows, int all_rows,
-    i64 nlist, TOUT* __restrict__ outv, bool* __restrict__ outp, int keep_a,
-    bool* __restrict__ sink)
+    i64 nlist, const bool* __restrict__ allowed, int has_allowed,
+    TOUT* __restrict__ outv, bool* __restrict__ outp, int keep_a, bool* __restrict__ sink)
 {
-    i64 w = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
     int lane = threadIdx.x & 31;
-    if (w >= nlist) return;
-    i64 r = all_rows ? w : rows[w];
-    i64 p0 = (i64)indptr[r], p1 = (i64)indptr[r + 1];
-    bool found = false;
-    TOUT acc = (TOUT)0;
-    double chk = 0.0;
-    for (i64 base = p0; base < p1; base += 32) {
-        i64 p = base + lane;
-        bool has = false;
-        TOUT v = (TOUT)0;
-        if (p < p1) {
-            i64 c = (i64)indices[p];
-            if (!has_pres || xpres[c]) {
-                TA av = read_a ? avals[p] : (TA)0;
-                if (keep_a) chk += (double)av;
-                v = prod_op(av, read_x ? xvals[c] : (TX)0, r, c);
-                has = true;
+    i64 nwarps = ((i64)gridDim.x * blockDim.x) >> 5;
+    for (i64 w = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5; w < nlist; w += nwarps) {
+        i64 r = all_rows ? w : rows[w];
+        if (has_allowed && !allowed[r]) continue;
+        i64 p0 = (i64)indptr[r], p1 = (i64)indptr[r + 1];
+        bool found = false;
+        TOUT acc = (TOUT)0;
+        double chk = 0.0;
+        for (i64 base = p0; base < p1; base += 32) {
+            i64 p = base + lane;
+            bool has = false;
+            TOUT v = (TOUT)0;
+            if (p < p1) {
+                i64 c = (i64)indices[p];
+                if (!has_pres || xpres[c]) {
+                    TA av = read_a ? avals[p] : (TA)0;
+                    if (keep_a) chk += (double)av;
+                    v = prod_op(av, read_x ? xvals[c] : (TX)0, r, c);
+                    has = true;
+                }
             }
-        }
 #if IS_ANY
-        // the first term in row order wins, with or without early exit
-        unsigned int b = __ballot_sync(FULL_MASK, has);
-        if (b && !found) {
-            acc = shfl_idx_out(v, __ffs(b) - 1);
-            found = true;
+            // the first term in row order wins, with or without early exit
+            unsigned int b = __ballot_sync(FULL_MASK, has);
+            if (b && !found) {
+                acc = shfl_idx_out(v, __ffs(b) - 1);
+                found = true;
 #if EARLY
-            break;
+                break;
+#endif
+            }
+#else
+            if (has) COMBINE(v);
+#if HAS_TERM && EARLY
+            if (__any_sync(FULL_MASK, found && acc == TERM)) break;
+#endif
 #endif
         }
-#else
-        if (has) COMBINE(v);
-#if HAS_TERM && EARLY
-        if (__any_sync(FULL_MASK, found && acc == TERM)) break;
+        if (keep_a && chk == -1.0) *sink = true;
+#if !IS_ANY
+        warp_combine(acc, found);
 #endif
-#endif
+        if (lane == 0 && found) { outv[r] = acc; outp[r] = true; }
     }
-    if (keep_a && chk == -1.0) *sink = true;
-#if IS_ANY
-    if (lane == 0 && found) { outv[r] = acc; outp[r] = true; }
-#else
-    warp_combine(acc, found);
-    if (lane == 0 && found) { outv[r] = acc; outp[r] = true; }
-#endif
 }
 """
 
@@ -378,49 +385,70 @@ __device__ __forceinline__ TOUT prod_op(TA a, TX xv, i64 r, i64 c) {
 #endif
 }
 
-// one thread per frontier EDGE: off = exclusive scan of the frontier's row
-// lengths (nf + 1 entries), so a hub row is spread over many threads
+// d[0] = 0, d[t + 1] = out-degree of the t-th frontier vertex: the listed
+// vertex xidx[t], or vertex t itself for a dense frontier (dense_x), whose
+// absent positions (has_pres && !pres[t]) count 0 edges.  Its inclusive scan
+// is `off` below.
+extern "C" __global__ void push_degrees(
+    const IP* __restrict__ indptr, const i64* __restrict__ xidx, int dense_x,
+    const bool* __restrict__ pres, int has_pres, i64 nf, i64* __restrict__ d)
+{
+    i64 t = (i64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t > nf) return;
+    if (t == 0) { d[0] = 0; return; }
+    i64 s = t - 1;
+    i64 c = dense_x ? s : xidx[s];
+    d[t] = (has_pres && !pres[s]) ? (i64)0 : (i64)indptr[c + 1] - (i64)indptr[c];
+}
+
+// one thread per frontier EDGE, grid-stride: off = exclusive scan of the
+// frontier's row lengths (nf + 1 entries), so a hub row is spread over many
+// threads; the edge count off[nf] is read here, on the device, so no host
+// read sizes the launch.  Frontier entry t is vertex xidx[t], or t itself
+// for a dense frontier (dense_x; its values are then indexed by vertex too).
 extern "C" __global__ void push_edges(
     const IP* __restrict__ indptr, const IX* __restrict__ indices,
-    const TA* __restrict__ pvals, int read_a, const i64* __restrict__ xidx,
-    const TX* __restrict__ xvals, int read_x, const i64* __restrict__ off, i64 nf, i64 total,
+    const TA* __restrict__ pvals, int read_a, const i64* __restrict__ xidx, int dense_x,
+    const TX* __restrict__ xvals, int read_x, const i64* __restrict__ off, i64 nf,
     const bool* __restrict__ allowed, int has_allowed, TOUT* __restrict__ acc,
     bool* __restrict__ flags, int* __restrict__ win, int phase, int keep_a,
     bool* __restrict__ sink)
 {
-    i64 e = (i64)blockIdx.x * blockDim.x + threadIdx.x;
-    if (e >= total) return;
-    i64 lo = 0, hi = nf;            // largest t with off[t] <= e
-    while (hi - lo > 1) {
-        i64 mid = (lo + hi) >> 1;
-        if (off[mid] <= e) lo = mid; else hi = mid;
-    }
-    i64 t = lo;
-    i64 c = xidx[t];
-    i64 p = (i64)indptr[c] + (e - off[t]);
-    i64 r = (i64)indices[p];
-    if (has_allowed && !allowed[r]) return;
+    i64 total = off[nf];
+    i64 stride = (i64)gridDim.x * blockDim.x;
+    for (i64 e = (i64)blockIdx.x * blockDim.x + threadIdx.x; e < total; e += stride) {
+        i64 lo = 0, hi = nf;            // largest t with off[t] <= e
+        while (hi - lo > 1) {
+            i64 mid = (lo + hi) >> 1;
+            if (off[mid] <= e) lo = mid; else hi = mid;
+        }
+        i64 t = lo;
+        i64 c = dense_x ? t : xidx[t];
+        i64 p = (i64)indptr[c] + (e - off[t]);
+        i64 r = (i64)indices[p];
+        if (has_allowed && !allowed[r]) continue;
 #if MODE == 1
-    if (phase == 0) { atomicMin(win + r, (int)t); flags[r] = true; return; }
-    if (win[r] != (int)t) return;
+        if (phase == 0) { atomicMin(win + r, (int)t); flags[r] = true; continue; }
+        if (win[r] != (int)t) continue;
 #endif
-    TA av = read_a ? pvals[p] : (TA)0;
-    // keep_a (structure_only=False): a dummy store keeps the value's load
-    if (keep_a && (double)av == -1.0) *sink = true;
-    TOUT v = prod_op(av, read_x ? xvals[t] : (TX)0, r, c);
+        TA av = read_a ? pvals[p] : (TA)0;
+        // keep_a (structure_only=False): a dummy store keeps the value's load
+        if (keep_a && (double)av == -1.0) *sink = true;
+        TOUT v = prod_op(av, read_x ? xvals[t] : (TX)0, r, c);
 #if MODE == 0 || MODE == 1
-    acc[r] = v;
-    flags[r] = true;
+        acc[r] = v;
+        flags[r] = true;
 #elif MODE == 2
-    atomic_combine(acc + r, v);
-    flags[r] = true;
+        atomic_combine(acc + r, v);
+        flags[r] = true;
 #elif MODE == 3
-    if (v) acc[r] = true;
-    flags[r] = true;
+        if (v) acc[r] = true;
+        flags[r] = true;
 #else
-    if (!v) acc[r] = false;
-    flags[r] = true;
+        if (!v) acc[r] = false;
+        flags[r] = true;
 #endif
+    }
 }
 """
 
