@@ -104,10 +104,16 @@ def expm_components(A, x, t, labels, *, tol, limit, fixed, progress=None):
     iso = None if values is not None else float(A.iso_value)
     xv = _dense_values(x, A.dtype)
     lab = _dense_values(labels, np.int64)
-    nonneg = t >= 0 and (A.nvals == 0 or reduce_scalar(A, monoid.min) >= 0) and \
+    nonneg = t >= 0 and A._cached("nonnegative", lambda: A.nvals == 0 or
+                                  reduce_scalar(A, monoid.min) >= 0) and \
         (n == 0 or float(be.xp.min(xv)) >= 0)
-    y, s, st = _krylov.expm_by_components(be, indptr, indices, values, iso, n, xv, lab, t, tol,
-                                          limit, fixed, nonneg, sparse_operator(A), progress)
+    # the component analysis, kept with A for the labelling it was made for
+    held = A._cached("expm_plan", dict)
+    plan = held.get("plan")
+    if plan is None or not plan.same_labels(lab):
+        plan = held["plan"] = _krylov.ExpmPlan(be, indptr, indices, values, iso, n, lab)
+    y, s, st = _krylov.expm_by_components(be, plan, xv, t, tol, limit, fixed, nonneg,
+                                          sparse_operator(A), progress)
     if st.unconverged_components:
         msg = (f"{st.unconverged_vertices} of {n} entries (in {st.unconverged_components} "
                f"connected component(s)) did not reach tol={tol:g}: the last Lanczos step still "

@@ -487,3 +487,35 @@ def test_expm_iso_matrix_with_small_components(device):
     for t in (0.5, 3.0):
         y, s = total_communicability(A, beta=t, return_log_scale=True)
         check_contract(S, y, s, t, np.ones(S.shape[0]), nonneg=True)
+
+
+def test_expm_plan_follows_the_labelling(device):
+    """The component analysis kept with A is made for one labelling: a call
+    with another labelling (here all vertices in one set, which is also an
+    invariant set) redoes it, and a later change of A drops it; every result
+    is checked against SciPy per entry."""
+    from graphblast_py.lanczos import expm_components
+    K = gb.generators.kronecker(8, seed=5, dtype="float64", device="cpu")
+    S = K.to_scipy()
+    A = gb.Matrix.from_scipy(S, device=device)
+    n = A.nrows
+    x = gb.Vector.from_dense(np.ones(n), device=device)
+    cc = connected_components(A)
+    one_set = gb.Vector.from_dense(np.zeros(n, dtype=np.int64), device=device)
+    _, _, st = expm_components(A, x, 0.5, cc, tol=1e-12, limit=300, fixed=False)
+    assert st.n_small > 0
+    y, s, st = expm_components(A, x, 0.5, one_set, tol=1e-12, limit=300, fixed=False)
+    assert (st.n_small, st.n_large) == (0, 1)
+    ref = sla.expm_multiply(0.5 * S, np.ones(n))
+    got = host(y.to_dense()) * np.exp(host(s.to_dense()))
+    np.testing.assert_allclose(got, ref, rtol=1e-9, atol=1e-9 * ref.max())
+    _, _, st = expm_components(A, x, 0.5, cc, tol=1e-12, limit=300, fixed=False)
+    assert st.n_small > 0
+    A[0, n - 1] = 1.0                   # a new edge (and its mirror): a new graph
+    A[n - 1, 0] = 1.0
+    S2 = A.to("cpu").to_scipy()
+    cc2 = connected_components(A)
+    y, s, _ = expm_components(A, x, 0.5, cc2, tol=1e-12, limit=300, fixed=False)
+    got = host(y.to_dense()) * np.exp(host(s.to_dense()))
+    ref = sla.expm_multiply(0.5 * S2, np.ones(n))
+    np.testing.assert_allclose(got, ref, rtol=1e-9, atol=1e-12 * ref.max())

@@ -12,9 +12,10 @@ device only where a decision needs a number.
   summed per set (a ``bincount`` over the labels; a plain dot for one set),
   each set with its own α, β and breakdown.  Nothing is read back per step:
   α and β stay on the device until a convergence test asks for them.
-* :func:`small_blocks` -- the rows of the small components gathered to the
-  host as (component, local row, local column, value) for a dense
-  exponential.
+* :class:`ExpmPlan` -- the component analysis e^{tA}x needs of A (one-vertex
+  components, the small components' dense eigendecompositions in
+  :class:`SmallComponents`, the numbering of the large ones), made once per
+  matrix and labelling and reused by later calls.
 * :func:`krylov_schur` -- the thick-restart block Lanczos method (Wu & Simon
   2000; Stewart's Krylov-Schur, symmetric case) with the basis on the
   device, full reorthogonalisation, and random refills where the block
@@ -23,6 +24,7 @@ device only where a decision needs a number.
 import math
 
 import numpy as np
+import scipy.linalg as sla
 
 
 class ComponentLanczos:
@@ -86,16 +88,18 @@ class ComponentLanczos:
     def step(self):
         xp = self.xp
         q, j = self.q, self.j
-        w = self.op @ q
-        a = self.segdot(w, q)
         f = self.fused
         if f is not None:
+            w = f.matvec(self.op, q)
+            a = f.dot(w, q)
             f.update(w, a, self.b_prev, q, q if self.q_prev is None else self.q_prev)
-            f.scalars(a, self.segdot(w, w), self.b_prev, self.anorm, self.active, self.inv,
+            f.scalars(a, f.dot(w, w), self.b_prev, self.anorm, self.active, self.inv,
                       self.alpha[j], self.beta[j], self.eps)
             nxt = self._next(w)
             f.scale(w, self.inv, nxt)
         else:
+            w = self.op @ q
+            a = self.segdot(w, q)
             w -= self.spread(a) * q
             if self.q_prev is not None:
                 w -= self.spread(self.b_prev) * self.q_prev
@@ -396,59 +400,89 @@ class _NoConvergence(Exception):
         self.residuals = residuals
 
 
-def expm_small(comp, x, erow, ecol, evals, t):
-    """e^{tA_c} x_c for many small components at once, on the host (float64).
+class SmallComponents:
+    """The dense eigendecompositions of many small components, on the host
+    (float64), for e^{tA_c} x_c at any t and x.
 
     ``comp[i]``: the component label of small vertex i (the vertices of one
-    component share it); ``x[i]`` its start value; the stored entries of their
-    rows as positions into this list (``erow``, ``ecol``) and values.  A dense
-    eigendecomposition per component, batched over the components of each
-    size (one-vertex components are handled exactly by the caller).  Returns
-    (y, s) per vertex with e^{tA}x = e^s y (s = the component's largest tλ,
-    so y never overflows)."""
-    p = comp.shape[0]
-    y, shift = np.zeros(p), np.zeros(p)
-    if p == 0:
+    component share it); the stored entries of their rows as positions into
+    this list (``erow``, ``ecol``) and values.  One batched eigendecomposition
+    per component size (one-vertex components are handled exactly by the
+    caller)."""
+
+    def __init__(self, comp, erow, ecol, evals):
+        p = comp.shape[0]
+        self.p, self.groups = p, []
+        self.ncomp = int(np.unique(comp).shape[0]) if p else 0
+        if p == 0:
+            return
+        order = np.argsort(comp, kind="stable")
+        new = np.concatenate([[True], np.diff(comp[order]) != 0])
+        starts = np.flatnonzero(new)
+        sizes = np.diff(np.append(starts, p))
+        ordinal = np.empty(p, dtype=np.int64)
+        ordinal[order] = np.cumsum(new) - 1                  # component number 0..g-1
+        local = np.empty(p, dtype=np.int64)
+        local[order] = np.arange(p) - np.repeat(starts, sizes)
+        # number the components of each size 0, 1, ... (slot) in one pass
+        by_size = np.argsort(sizes, kind="stable")
+        size_sorted = sizes[by_size]
+        first = np.searchsorted(size_sorted, size_sorted, side="left")
+        slot = np.empty(len(sizes), dtype=np.int64)
+        slot[by_size] = np.arange(len(sizes)) - first
+        vsize = sizes[ordinal]
+        esize = vsize[erow]
+        vorder = np.argsort(vsize, kind="stable")
+        eorder = np.argsort(esize, kind="stable")
+        vs, es = vsize[vorder], esize[eorder]
+        for size in np.unique(sizes):
+            verts = vorder[np.searchsorted(vs, size):np.searchsorted(vs, size, side="right")]
+            sel = eorder[np.searchsorted(es, size):np.searchsorted(es, size, side="right")]
+            g = int(np.count_nonzero(sizes == size))
+            B = np.zeros((g, size, size))
+            B[slot[ordinal[erow[sel]]], local[erow[sel]], local[ecol[sel]]] = evals[sel]
+            lam, Q = np.linalg.eigh(B)
+            self.groups.append((verts, slot[ordinal[verts]], local[verts], g, lam, Q))
+
+    def expm(self, x, t):
+        """(y, s) per small vertex with e^{tA}x = e^s y (s = the component's
+        largest tλ, so y never overflows); ``x`` the start values, host."""
+        y, shift = np.zeros(self.p), np.zeros(self.p)
+        for verts, vslot, vlocal, g, lam, Q in self.groups:
+            size = lam.shape[1]
+            xs = np.zeros((g, size))
+            xs[vslot, vlocal] = x[verts]
+            sh = np.max(t * lam, axis=1)
+            coef = np.exp(t * lam - sh[:, None]) * np.einsum("gji,gj->gi", Q, xs)
+            ys = np.einsum("gij,gj->gi", Q, coef)
+            y[verts] = ys[vslot, vlocal]
+            shift[verts] = sh[vslot]
         return y, shift
-    order = np.argsort(comp, kind="stable")
-    new = np.concatenate([[True], np.diff(comp[order]) != 0])
-    starts = np.flatnonzero(new)
-    sizes = np.diff(np.append(starts, p))
-    ordinal = np.empty(p, dtype=np.int64)
-    ordinal[order] = np.cumsum(new) - 1                  # component number 0..g-1
-    local = np.empty(p, dtype=np.int64)
-    local[order] = np.arange(p) - np.repeat(starts, sizes)
-    # number the components of each size 0, 1, ... (slot) in one pass
-    by_size = np.argsort(sizes, kind="stable")
-    size_sorted = sizes[by_size]
-    first = np.searchsorted(size_sorted, size_sorted, side="left")
-    slot = np.empty(len(sizes), dtype=np.int64)
-    slot[by_size] = np.arange(len(sizes)) - first
-    vsize = sizes[ordinal]
-    esize = vsize[erow]
-    vorder = np.argsort(vsize, kind="stable")
-    eorder = np.argsort(esize, kind="stable")
-    vs, es = vsize[vorder], esize[eorder]
-    for size in np.unique(sizes):
-        verts = vorder[np.searchsorted(vs, size):np.searchsorted(vs, size, side="right")]
-        sel = eorder[np.searchsorted(es, size):np.searchsorted(es, size, side="right")]
-        g = int(np.count_nonzero(sizes == size))
-        B = np.zeros((g, size, size))
-        B[slot[ordinal[erow[sel]]], local[erow[sel]], local[ecol[sel]]] = evals[sel]
-        xs = np.zeros((g, size))
-        vs_slot = slot[ordinal[verts]]
-        xs[vs_slot, local[verts]] = x[verts]
-        lam, Q = np.linalg.eigh(B)
-        sh = np.max(t * lam, axis=1)
-        coef = np.exp(t * lam - sh[:, None]) * np.einsum("gji,gj->gi", Q, xs)
-        ys = np.einsum("gij,gj->gi", Q, coef)
-        y[verts] = ys[vs_slot, local[verts]]
-        shift[verts] = sh[vs_slot]
-    return y, shift
 
 
 # ---------------------------------------------------------------- e^{tA}x by components
 SMALL_COMPONENT = 64     # components up to this size take the dense exponential
+
+
+def tridiagonal_eigh(d, e):
+    """Eigenvalues (ascending) and eigenvectors of the symmetric tridiagonal
+    matrices with diagonals ``d`` (g, m) and off-diagonals ``e`` (g, m-1):
+    LAPACK's tridiagonal solver per matrix for a few of them (the common
+    case of one large component; a dense ``eigh`` of a 30×30 matrix costs
+    several times more), one batched dense ``eigh`` for many."""
+    g, m = d.shape
+    if g <= 8 and m > 1:
+        lam, V = np.empty((g, m)), np.empty((g, m, m))
+        for c in range(g):
+            lam[c], V[c] = sla.eigh_tridiagonal(d[c], e[c], lapack_driver="stev")
+        return lam, V
+    T = np.zeros((g, m, m))
+    i = np.arange(m)
+    T[:, i, i] = d
+    if m > 1:
+        T[:, i[:-1], i[1:]] = e
+        T[:, i[1:], i[:-1]] = e
+    return np.linalg.eigh(T)
 
 
 def expm_coefficients(alpha, beta, norm0, t):
@@ -462,14 +496,7 @@ def expm_coefficients(alpha, beta, norm0, t):
     coef, shift = np.zeros((j, nc)), np.zeros(nc)
     for m in np.unique(first):
         cs = np.flatnonzero(first == m)
-        T = np.zeros((len(cs), m, m))
-        i = np.arange(m)
-        T[:, i, i] = alpha[:m, cs].T
-        if m > 1:
-            off = beta[:m - 1, cs].T
-            T[:, i[:-1], i[1:]] = off
-            T[:, i[1:], i[:-1]] = off
-        lam, V = np.linalg.eigh(T)
+        lam, V = tridiagonal_eigh(alpha[:m, cs].T, beta[:m - 1, cs].T)
         s = np.max(t * lam, axis=1)
         c = norm0[cs, None] * np.einsum("gij,gj->gi", V, np.exp(t * lam - s[:, None]) * V[:, 0, :])
         coef[:m, cs] = c.T
@@ -500,10 +527,60 @@ class ExpmStatus:
         self.unconverged_components = 0
 
 
-def expm_by_components(be, indptr, indices, values, iso, n, x, labels, t, tol, limit, fixed,
-                       nonnegative, op, progress=None):
-    """e^{tA}x per connected component (``labels``: a component id in
-    [0, n) per vertex).  Components of at most ``SMALL_COMPONENT`` vertices
+class ExpmPlan:
+    """What e^{tA}x by components needs of A and its component ``labels``
+    (an id in [0, n) per vertex), for any t and x: the one-vertex components
+    and their diagonal entries, the small components' eigendecompositions
+    (:class:`SmallComponents`), and the numbering of the large components
+    (``lab``: 0..``ncomp``-1, ``ncomp`` for a vertex of no large component).
+    Built once per matrix and labelling (``graphblast_py/lanczos.py`` keeps
+    it with the matrix) -- the analysis reads back a few sizes, so a call that
+    reuses it starts its Lanczos run without waiting on the device."""
+
+    def __init__(self, be, indptr, indices, values, iso, n, labels):
+        xp = self.xp = be.xp
+        to_host = be.to_host
+        self.n, self.labels = n, labels.copy()
+        self.sizes = sizes = xp.bincount(labels, minlength=n)
+        vsize = sizes[labels]
+        self.small = vsize <= SMALL_COMPONENT
+        self.one = one = vsize == 1
+        # one-vertex components: e^{t a_ii} x_i exactly (the only entry such a
+        # row can hold is its diagonal)
+        start = indptr[:-1]
+        has = (indptr[1:] - start) > 0
+        if indices.shape[0]:
+            a = xp.where(one & has, iso if values is None else
+                         values[xp.where(has, start, 0).astype(np.int64)], 0)
+        else:
+            a = xp.zeros(n)
+        self.diag = a.astype(np.float64)
+        self.sv = sv = xp.flatnonzero(self.small & ~one)
+        self.n_one = int(xp.count_nonzero(one))
+        if sv.shape[0]:
+            row, cols, vals = small_blocks(xp, indptr, indices, values, iso, sv)
+            ecol = xp.searchsorted(sv, cols.astype(np.int64))
+            self.blocks = SmallComponents(to_host(labels[sv]), np.asarray(to_host(row)),
+                                          np.asarray(to_host(ecol)),
+                                          np.asarray(to_host(vals), dtype=np.float64))
+        else:
+            self.blocks = SmallComponents(np.zeros(0, dtype=np.int64), None, None, None)
+        self.big = big = xp.flatnonzero(sizes > SMALL_COMPONENT)
+        self.ncomp = ncomp = int(big.shape[0])
+        self.lab = None
+        if ncomp:
+            relabel = xp.full(n, ncomp, dtype=np.int64)
+            relabel[big] = xp.arange(ncomp, dtype=np.int64)
+            self.lab = relabel[labels]
+
+    def same_labels(self, labels):
+        """Whether ``labels`` is the labelling this plan was built for."""
+        return bool(self.xp.array_equal(labels, self.labels))
+
+
+def expm_by_components(be, plan, x, t, tol, limit, fixed, nonnegative, op, progress=None):
+    """e^{tA}x per connected component (``plan``: an :class:`ExpmPlan` of A
+    and its labels).  Components of at most ``SMALL_COMPONENT`` vertices
     take the dense exponential (one vertex: exact), each larger one its own
     Lanczos process -- all of them in one :class:`ComponentLanczos` run --
     with its own norm, breakdown test, convergence test and shift.  Returns
@@ -519,42 +596,18 @@ def expm_by_components(be, indptr, indices, values, iso, n, x, labels, t, tol, l
     to_host = be.to_host
     st = ExpmStatus()
     dt = x.dtype
-    sizes = xp.bincount(labels, minlength=n)
-    vsize = sizes[labels]
-    small = vsize <= SMALL_COMPONENT
-    y = xp.zeros(n, dtype=dt)
-    s = xp.zeros(n, dtype=np.float64)
-    # one-vertex components, on the device: e^{t a_ii} x_i exactly (the only
-    # entry such a row can hold is its diagonal)
-    one = vsize == 1
-    start = indptr[:-1]
-    has = (indptr[1:] - start) > 0
-    if indices.shape[0]:
-        a = xp.where(one & has, iso if values is None else
-                     values[xp.where(has, start, 0).astype(np.int64)], 0)
-    else:
-        a = xp.zeros(n, dtype=dt)
-    y = xp.where(one, x, y)
-    s = xp.where(one, t * a.astype(np.float64), s)
-    sv = xp.flatnonzero(small & ~one)
-    st.n_small = int(xp.count_nonzero(one))
+    small, sizes = plan.small, plan.sizes
+    y = xp.where(plan.one, x, 0).astype(dt, copy=False)
+    s = xp.where(plan.one, t * plan.diag, 0.0)
+    st.n_small = plan.n_one + plan.blocks.ncomp
+    sv = plan.sv
     if sv.shape[0]:
-        row, cols, vals = small_blocks(xp, indptr, indices, values, iso, sv)
-        ecol = xp.searchsorted(sv, cols.astype(np.int64))
-        comp = to_host(labels[sv])
-        ys, ss = expm_small(comp, np.asarray(to_host(x[sv]), dtype=np.float64),
-                            np.asarray(to_host(row)), np.asarray(to_host(ecol)),
-                            np.asarray(to_host(vals), dtype=np.float64), t)
+        ys, ss = plan.blocks.expm(np.asarray(to_host(x[sv]), dtype=np.float64), t)
         y[sv] = xp.asarray(ys, dtype=dt)
         s[sv] = xp.asarray(ss)
-        st.n_small += int(np.unique(comp).shape[0])
-    big = xp.flatnonzero(sizes > SMALL_COMPONENT)
-    ncomp = int(big.shape[0])
+    big, ncomp, lab = plan.big, plan.ncomp, plan.lab
     st.n_large = ncomp
     if ncomp:
-        relabel = xp.full(n, ncomp, dtype=np.int64)
-        relabel[big] = xp.arange(ncomp, dtype=np.int64)
-        lab = relabel[labels]
         if op.dtype != dt:
             op = op.astype(dt)
         L = ComponentLanczos(xp, op, xp.where(small, 0, x).astype(dt, copy=False), lab, ncomp,

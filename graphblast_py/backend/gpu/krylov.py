@@ -41,7 +41,27 @@ _scalars32 = cp.RawKernel(_scalars.code, "scalars_f32", options=("-std=c++14",))
 
 
 class FusedLanczos:
-    """The vector and scalar parts of a Lanczos step for one set."""
+    """The sparse product, the vector and the scalar parts of a Lanczos step
+    for one set."""
+
+    def __init__(self):
+        self._spmv = None
+
+    def matvec(self, A, q):
+        """A q into a buffer reused from step to step (``q`` never aliases it:
+        the next basis vector is written elsewhere by :meth:`scale`)."""
+        s = self._spmv
+        if s is None or s[0] is not A:
+            s = self._spmv = (A,) + _SpMV.make(A)
+        _, run, out = s
+        if run is None:                     # cuSPARSE cannot take it: cupyx's product
+            return A @ q
+        run(q)
+        return out
+
+    def dot(self, u, v):
+        """u · v as a one-element device array."""
+        return _dot(u, v).reshape(1)
 
     def update(self, w, a, b, q, qp):
         """w ← w − a q − b q_prev (a, b one-element device arrays)."""
@@ -55,3 +75,33 @@ class FusedLanczos:
 
     def scale(self, w, inv, out):
         _scale(w, inv, out)
+
+
+class _SpMV:
+    """cuSPARSE SpMV y = A x with A's descriptor, y and the work buffer made once."""
+
+    @staticmethod
+    def make(A):
+        """(run(x), y) for a cupyx CSR matrix -- run writes A x into y -- or
+        (None, None) where cuSPARSE's generic SpMV cannot take the matrix
+        (no stored entry, not float32/float64)."""
+        if A.dtype not in (np.float32, np.float64) or A.nnz == 0 or \
+                not cusparse.check_availability("spmv"):
+            return None, None
+        handle = cp.cuda.device.get_cusparse_handle()
+        op = _cusparse.CUSPARSE_OPERATION_NON_TRANSPOSE
+        one, zero = np.array(1, A.dtype), np.array(0, A.dtype)
+        ctype = _dtype.to_cuda_dtype(A.dtype)
+        alg = _cusparse.CUSPARSE_MV_ALG_DEFAULT
+        mat = cusparse.SpMatDescriptor.create(A)
+        y = cp.empty(A.shape[0], dtype=A.dtype)
+        dy = cusparse.DnVecDescriptor.create(y)
+        size = _cusparse.spMV_bufferSize(handle, op, one.ctypes.data, mat.desc, dy.desc,
+                                         zero.ctypes.data, dy.desc, ctype, alg)
+        buf = cp.empty(max(int(size), 1), dtype=cp.int8)
+
+        def run(x):
+            dx = cusparse.DnVecDescriptor.create(x)
+            _cusparse.spMV(handle, op, one.ctypes.data, mat.desc, dx.desc, zero.ctypes.data,
+                           dy.desc, ctype, alg, buf.data.ptr)
+        return run, y
