@@ -1,17 +1,29 @@
 """Operator classes: UnaryOp, BinaryOp, IndexUnaryOp, Monoid, Semiring.
 
 An operator carries everything a backend needs to run it, never the backend
-itself:
+itself.  A predefined operator (operators/predefined.py) is defined once, with
 
-* ``vec(xp, ...)`` -- an array expression written against an array namespace
-  ``xp`` (NumPy or CuPy), for predefined operators;
-* ``func`` -- a plain Python scalar function (user-defined operators; the CPU
-  backend compiles it with numba once per dtype);
-* ``cexpr`` -- a CUDA C expression in ``x``/``y`` (``i``, ``j``, ``thunk`` for
-  index-unary operators), compiled by the GPU backend once per dtype;
-* ``opcode`` -- a small integer for the operators the hand-written loop
-  kernels know (numba on the CPU, generated CUDA on the GPU).
+* ``pyexpr`` -- its scalar form as a Python expression in ``x``/``y``
+  (``i``, ``k``, ``j`` for positional ones); ``func`` is that expression as a
+  function.  The CPU backend compiles it with numba (the loop kernels embed
+  the expressions: backend/cpu/kernels.py, generated from these definitions);
+* ``cexpr`` -- the same scalar form in CUDA C, compiled by the GPU backend into
+  its kernels once per signature;
+* ``vec(xp, ...)`` -- its array form, written against an array namespace
+  ``xp`` (NumPy or CuPy): the vectorized path of both backends;
+* ``result`` -- the result-type rule; for monoids identity and terminal;
+* ``opcode`` -- its number in the CPU loop kernels' dispatch (the order of
+  definition), -1 where ``kernel`` is False: the scalar forms lack the
+  integer meaning of the array form (div, pow, minv), so every backend runs
+  the operator vectorized.
+
+A user-defined operator (``register``) gives ``func`` (numba-compiled on the
+CPU) and ``cexpr`` and takes the same kernels, with ``func`` in place of an
+opcode; ``register`` also makes it available by name (``gb.binary.<name>``,
+or the name as a string wherever an operator is expected).
 """
+import math
+
 import numpy as np
 
 from .. import dtypes
@@ -53,9 +65,12 @@ def _resolve_uncached(rule, tx, ty):
 class UnaryOp:
     """``z = f(x)``.  Predefined ones live in ``gb.unary``."""
 
-    def __init__(self, name, func=None, cexpr=None, vec=None, result=SAME, opcode=-1):
+    def __init__(self, name, func=None, cexpr=None, vec=None, result=SAME, opcode=-1,
+                 pyexpr=None, kernel=True):
+        if func is None and pyexpr is not None:
+            func = scalar_function(name, pyexpr, "x")
         self.name, self.func, self.cexpr, self.vec = name, func, cexpr, vec
-        self.result, self.opcode = result, opcode
+        self.result, self.opcode, self.pyexpr, self.kernel = result, opcode, pyexpr, kernel
         self.is_user = vec is None
 
     def out_dtype(self, tx):
@@ -70,7 +85,8 @@ class UnaryOp:
         ``"bool"``, or a dtype (``"float64"``, ``np.int32``...): the type of
         the output values."""
         _check_user(name, func, cuda_expr)
-        return cls(name, func=func, cexpr=cuda_expr, result=_check_result(name, result))
+        return _publish("unary", cls(name, func=func, cexpr=cuda_expr,
+                                     result=_check_result(name, result)))
 
     def __repr__(self):
         return f"UnaryOp({self.name!r})"
@@ -87,9 +103,12 @@ class BinaryOp:
     """
 
     def __init__(self, name, func=None, cexpr=None, vec=None, result=SAME, opcode=-1,
-                 reads=(True, True), positional=None, commutative=False):
+                 reads=(True, True), positional=None, commutative=False, pyexpr=None,
+                 kernel=True):
+        if func is None and pyexpr is not None and positional is None:
+            func = scalar_function(name, pyexpr, "x, y")
         self.name, self.func, self.cexpr, self.vec = name, func, cexpr, vec
-        self.result, self.opcode = result, opcode
+        self.result, self.opcode, self.pyexpr, self.kernel = result, opcode, pyexpr, kernel
         self.reads_x, self.reads_y = reads
         self.positional = positional
         self.commutative = commutative
@@ -107,8 +126,8 @@ class BinaryOp:
         type), ``"arith"`` (like ``"same"`` but bool inputs give int64),
         ``"bool"``, or a dtype (``"float64"``...): the type of the output."""
         _check_user(name, func, cuda_expr)
-        return cls(name, func=func, cexpr=cuda_expr,
-                   result=_check_result(name, result, (SAME, BOOL, ARITH)))
+        return _publish("binary", cls(name, func=func, cexpr=cuda_expr,
+                                      result=_check_result(name, result, (SAME, BOOL, ARITH))))
 
     def __repr__(self):
         return f"BinaryOp({self.name!r})"
@@ -136,7 +155,8 @@ class IndexUnaryOp:
         ``x, i, j, thunk``; ``result="bool"`` makes it a select predicate;
         ``"same"`` (the input type) or a dtype for ``apply``."""
         _check_user(name, func, cuda_expr)
-        return cls(name, func=func, cexpr=cuda_expr, result=_check_result(name, result))
+        return _publish("indexunary", cls(name, func=func, cexpr=cuda_expr,
+                                          result=_check_result(name, result)))
 
     def __repr__(self):
         return f"IndexUnaryOp({self.name!r})"
@@ -187,8 +207,10 @@ class Monoid:
 
     @classmethod
     def register(cls, name, op, identity, terminal=None):
-        """A user-defined monoid over a (user-defined) BinaryOp."""
-        return cls(op, identity, terminal, name=name)
+        """A user-defined monoid over a (user-defined) BinaryOp, available
+        afterwards as ``gb.monoid.<name>``."""
+        _check_name(name)
+        return _publish("monoid", cls(op, identity, terminal, name=name))
 
     def __repr__(self):
         return f"Monoid({self.name!r})"
@@ -217,15 +239,38 @@ class Semiring:
 
     @classmethod
     def register(cls, name, monoid, mult):
-        return cls(monoid, mult, name=name)
+        """A user-defined semiring, available afterwards as ``gb.semiring.<name>``."""
+        _check_name(name)
+        return _publish("semiring", cls(monoid, mult, name=name))
 
     def __repr__(self):
         return f"Semiring({self.name!r})"
 
 
-def _check_user(name, func, cexpr):
+def scalar_function(name, expr, args):
+    """The Python function of a scalar expression (``x + y``): numba compiles
+    it like a user's function; ``np`` and ``math`` are in scope."""
+    code = compile(f"lambda {args}: ({expr})", f"<operator {name}>", "eval")
+    return eval(code, {"np": np, "math": math})   # noqa: S307 - our own definitions
+
+
+def _publish(kind, op):
+    """Make a registered operator available by name in its namespace
+    (``gb.binary.<name>``, and as a string wherever an operator is expected).
+    A predefined operator's name cannot be taken; registering a user-defined
+    name again replaces the earlier operator."""
+    from . import predefined
+    predefined.publish(kind, op)
+    return op
+
+
+def _check_name(name):
     if not isinstance(name, str) or not name.isidentifier():
         raise InvalidValue(f"operator name must be an identifier, got {name!r}")
+
+
+def _check_user(name, func, cexpr):
+    _check_name(name)
     if not callable(func):
         raise InvalidValue(f"operator {name!r}: func must be callable, got {type(func).__name__}")
     if cexpr is not None and not isinstance(cexpr, str):

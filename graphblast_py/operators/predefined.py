@@ -12,17 +12,6 @@ from ..errors import InvalidValue
 from .core import (ARITH, BOOL, INT64, SAME, BinaryOp, IndexUnaryOp, Monoid,
                    Semiring, UnaryOp)
 
-# Opcodes understood by the loop kernels (numba on CPU, generated CUDA on GPU).
-# Keep in sync with backend/cpu/kernels.py and backend/gpu/kernels.py.
-MULT_OPCODES = {
-    "times": 0, "plus": 1, "minus": 2, "min": 3, "max": 4, "first": 5, "second": 6,
-    "pair": 7, "land": 8, "lor": 9, "lxor": 10, "firsti": 11, "firstj": 12,
-    "secondi": 13, "secondj": 14, "any": 15, "rminus": 16, "eq": 17, "ne": 18,
-}
-ADD_OPCODES = {"plus": 0, "times": 1, "min": 2, "max": 3, "lor": 4, "land": 5,
-               "lxor": 6, "any": 7, "eq": 8}
-
-
 class Namespace:
     """Attribute access to a family of operators (``gb.binary.plus``)."""
 
@@ -85,25 +74,44 @@ def _semiring_factory(name):
 
 semiring = Namespace("semiring", _semiring_factory)
 
-# ---------------------------------------------------------------- unary
-_u = unary._add
-_u(UnaryOp("identity", vec=lambda xp, x: x, cexpr="x", opcode=0))
-_u(UnaryOp("ainv", vec=lambda xp, x: xp.negative(x) if x.dtype != bool else x, cexpr="-x"))
-_u(UnaryOp("abs", vec=lambda xp, x: xp.abs(x) if x.dtype.kind not in "ub" else x,
-           cexpr="(x < 0 ? -x : x)"))
-_u(UnaryOp("minv", vec=lambda xp, x: xp.reciprocal(x) if x.dtype.kind == "f"
-           else _int_div(xp, xp.ones_like(x), x), cexpr="1 / x"))
-_u(UnaryOp("lnot", vec=lambda xp, x: xp.logical_not(x), cexpr="!x", result=BOOL))
-_u(UnaryOp("one", vec=lambda xp, x: xp.ones_like(x), cexpr="1"))
-for _name, _c in (("sqrt", "sqrt"), ("exp", "exp"), ("log", "log"), ("floor", "floor"),
-                  ("ceil", "ceil"), ("sin", "sin"), ("cos", "cos"), ("tanh", "tanh"),
-                  ("log2", "log2"), ("exp2", "exp2"), ("log10", "log10")):
-    _u(UnaryOp(_name, vec=(lambda f: lambda xp, x: getattr(xp, f)(x))(_name),
-               cexpr=f"{_c}((double)x)"))
-_u(UnaryOp("round", vec=lambda xp, x: xp.round(x), cexpr="round((double)x)"))
+# ---------------------------------------------------------------- the definitions
+# Every predefined operator is defined once, here: its name, its scalar form in
+# Python (``py``: compiled by numba for the CPU loop kernels, which
+# backend/cpu/kernels.py embeds -- tests/test_operators_consistency.py checks
+# that file is up to date) and in C (``c``: compiled into the CUDA kernels),
+# its array form over ``xp`` (NumPy or CuPy: the vectorized path of both
+# backends), its result-type rule and, for monoids, identity and terminal.
+# The scalar forms compute in the operator's compute type (see
+# docs/operations.md); ``kernel=False`` marks the operators whose integer
+# meaning (division by zero, negative powers) only the array form has: every
+# backend runs those vectorized.
+#
+# min/max follow fmin/fmax (IEEE 754 minNum/maxNum, as SuiteSparse's GrB_MIN/
+# GrB_MAX): a NaN operand loses, min(2, NaN) = 2, min(NaN, NaN) = NaN.
+_FMIN = ("x if x < y else (y if y == y else x)", "(x < y ? x : (y == y ? y : x))")
+_FMAX = ("x if x > y else (y if y == y else x)", "(x > y ? x : (y == y ? y : x))")
 
 
-# ---------------------------------------------------------------- binary
+def _u(name, py, c, vec, result=SAME, kernel=True):
+    return unary._add(UnaryOp(name, pyexpr=py, cexpr=c, vec=vec, result=result, kernel=kernel))
+
+
+_u("identity", "x", "x", lambda xp, x: x)
+_u("ainv", "-x", "-x", lambda xp, x: xp.negative(x) if x.dtype != bool else x)
+_u("abs", "abs(x)", "(x < 0 ? -x : x)",
+   lambda xp, x: xp.abs(x) if x.dtype.kind not in "ub" else x)
+_u("minv", "1 / x", "1 / x", lambda xp, x: xp.reciprocal(x) if x.dtype.kind == "f"
+   else _int_div(xp, xp.ones_like(x), x), kernel=False)
+_u("lnot", "not x", "!x", lambda xp, x: xp.logical_not(x), result=BOOL)
+_u("one", "1", "1", lambda xp, x: xp.ones_like(x))
+for _name in ("sqrt", "exp", "log", "floor", "ceil", "sin", "cos", "tanh", "log2", "exp2",
+              "log10"):
+    _u(_name, f"np.{_name}(np.float64(x))", f"{_name}((double)x)",
+       (lambda f: lambda xp, x: getattr(xp, f)(x))(_name))
+# round half to even, as NumPy does (C's round() would round half away from zero)
+_u("round", "np.rint(np.float64(x))", "rint((double)x)", lambda xp, x: xp.round(x))
+
+
 def _int_div(xp, x, y):
     """GraphBLAS integer division: truncate toward zero; x/0 gives 0 (x == 0),
     the type's max (x > 0) or min (x < 0) -- SuiteSparse's convention."""
@@ -136,54 +144,71 @@ def _np(f):
     return lambda xp, x, y: getattr(xp, f)(x, y)
 
 
-def _b(name, vec, cexpr, result=SAME, reads=(True, True), positional=None, comm=False):
-    return binary._add(BinaryOp(name, vec=vec, cexpr=cexpr, result=result,
-                                opcode=MULT_OPCODES.get(name, -1), reads=reads,
-                                positional=positional, commutative=comm))
+_next_opcode = iter(range(1 << 16))
 
 
-_b("plus", _np("add"), "x + y", ARITH, comm=True)
-_b("minus", _np("subtract"), "x - y", ARITH)
-_b("rminus", lambda xp, x, y: xp.subtract(y, x), "y - x", ARITH)
-_b("times", _np("multiply"), "x * y", ARITH, comm=True)
-_b("div", _div, "x / y", ARITH)
-binary._ops["truediv"] = binary.div
-# min/max follow fmin/fmax (SuiteSparse): a NaN operand loses, min(2, NaN) = 2 -- the
-# same rule in the numba kernels (backend/cpu/kernels.py) and the CUDA table
-# (backend/gpu/kernels.py _EXPR); tests/test_direction.py checks every path.
-_b("min", lambda xp, x, y: xp.fmin(x, y) if xp.result_type(x, y).kind == "f" else xp.minimum(x, y),
-   "(x < y ? x : (y == y ? y : x))", comm=True)
-_b("max", lambda xp, x, y: xp.fmax(x, y) if xp.result_type(x, y).kind == "f" else xp.maximum(x, y),
-   "(x > y ? x : (y == y ? y : x))", comm=True)
-_b("first", lambda xp, x, y: x, "x", reads=(True, False))
-_b("second", lambda xp, x, y: y, "y", reads=(False, True))
-_b("any", lambda xp, x, y: x, "x", reads=(True, False), comm=True)
-_b("pair", lambda xp, x, y: None, "1", reads=(False, False), comm=True)
+def _b(name, py, c, vec, result=SAME, reads=(True, True), positional=None, comm=False,
+       kernel=True):
+    """A predefined BinaryOp; the loop kernels number the ones they run
+    (``opcode``) in the order of definition."""
+    return binary._add(BinaryOp(name, pyexpr=py, cexpr=c, vec=vec, result=result,
+                                opcode=next(_next_opcode) if kernel else -1, reads=reads,
+                                positional=positional, commutative=comm, kernel=kernel))
+
+
+_b("times", "x * y", "x * y", _np("multiply"), ARITH, comm=True)
+_b("plus", "x + y", "x + y", _np("add"), ARITH, comm=True)
+_b("minus", "x - y", "x - y", _np("subtract"), ARITH)
+_b("min", *_FMIN, lambda xp, x, y: xp.fmin(x, y) if xp.result_type(x, y).kind == "f"
+   else xp.minimum(x, y), comm=True)
+_b("max", *_FMAX, lambda xp, x, y: xp.fmax(x, y) if xp.result_type(x, y).kind == "f"
+   else xp.maximum(x, y), comm=True)
+_b("first", "x", "x", lambda xp, x, y: x, reads=(True, False))
+_b("second", "y", "y", lambda xp, x, y: y, reads=(False, True))
+_b("pair", "1", "1", lambda xp, x, y: None, reads=(False, False), comm=True)
 binary._ops["oneb"] = binary.pair
+_b("land", "bool(x) and bool(y)", "((bool)x && (bool)y)",
+   lambda xp, x, y: xp.logical_and(x, y), BOOL, comm=True)
+_b("lor", "bool(x) or bool(y)", "((bool)x || (bool)y)",
+   lambda xp, x, y: xp.logical_or(x, y), BOOL, comm=True)
+_b("lxor", "bool(x) != bool(y)", "((bool)x != (bool)y)",
+   lambda xp, x, y: xp.logical_xor(x, y), BOOL, comm=True)
+# positional: the row of the first operand (i), the inner index (k), the
+# column of the second operand (j) of the product A(i,k) (x) B(k,j)
+for _name, _ix in (("firsti", "i"), ("firstj", "k"), ("secondi", "k"), ("secondj", "j")):
+    _b(_name, _ix, _ix, None, INT64, reads=(False, False), positional=_name)
+_b("any", "x", "x", lambda xp, x, y: x, reads=(True, False), comm=True)
+_b("rminus", "y - x", "y - x", lambda xp, x, y: xp.subtract(y, x), ARITH)
 for _name, _f, _c in (("eq", "equal", "=="), ("ne", "not_equal", "!="), ("lt", "less", "<"),
                       ("le", "less_equal", "<="), ("gt", "greater", ">"),
                       ("ge", "greater_equal", ">=")):
-    _b(_name, _np(_f), f"x {_c} y", BOOL, comm=_name in ("eq", "ne"))
-_b("lor", lambda xp, x, y: xp.logical_or(x, y), "(x || y)", BOOL, comm=True)
-_b("land", lambda xp, x, y: xp.logical_and(x, y), "(x && y)", BOOL, comm=True)
-_b("lxor", lambda xp, x, y: xp.logical_xor(x, y), "((bool)x != (bool)y)", BOOL, comm=True)
-_b("lxnor", lambda xp, x, y: xp.logical_not(xp.logical_xor(x, y)), "((bool)x == (bool)y)",
-   BOOL, comm=True)
-_b("pow", _np("power"), "pow(x, y)")
-for _name in ("firsti", "firstj", "secondi", "secondj"):
-    _b(_name, None, None, INT64, reads=(False, False), positional=_name)
+    _b(_name, f"x {_c} y", f"(x {_c} y)", _np(_f), BOOL, comm=_name in ("eq", "ne"))
+_b("lxnor", "bool(x) == bool(y)", "((bool)x == (bool)y)",
+   lambda xp, x, y: xp.logical_not(xp.logical_xor(x, y)), BOOL, comm=True)
+_b("div", "x / y", "x / y", _div, ARITH, kernel=False)
+binary._ops["truediv"] = binary.div
+_b("pow", "x ** y", "pow(x, y)", _np("power"), kernel=False)
 
 # ---------------------------------------------------------------- monoids
-_m = monoid._add
-_m(Monoid(binary.plus, 0, None, opcode=ADD_OPCODES["plus"]))
-_m(Monoid(binary.times, 1, lambda t: 0 if t.kind in "iu" else None, opcode=ADD_OPCODES["times"]))
-_m(Monoid(binary.min, dtypes.max_value, dtypes.min_value, opcode=ADD_OPCODES["min"]))
-_m(Monoid(binary.max, dtypes.min_value, dtypes.max_value, opcode=ADD_OPCODES["max"]))
-_m(Monoid(binary.lor, False, True, opcode=ADD_OPCODES["lor"]))
-_m(Monoid(binary.land, True, False, opcode=ADD_OPCODES["land"]))
-_m(Monoid(binary.lxor, False, None, opcode=ADD_OPCODES["lxor"]))
-_m(Monoid(binary.lxnor, True, None, name="eq", opcode=ADD_OPCODES["eq"]), "lxnor")
-_m(Monoid(binary.any, 0, "any", opcode=ADD_OPCODES["any"]))
+_next_add = iter(range(1 << 16))
+
+
+def _m(op, identity, terminal, name=None):
+    """A predefined Monoid; the loop kernels number them (``opcode``) in the
+    order of definition."""
+    m = Monoid(op, identity, terminal, name=name, opcode=next(_next_add))
+    return monoid._add(m, *(() if name is None else (op.name,)))
+
+
+_m(binary.plus, 0, None)
+_m(binary.times, 1, lambda t: 0 if t.kind in "iu" else None)
+_m(binary.min, dtypes.max_value, dtypes.min_value)
+_m(binary.max, dtypes.min_value, dtypes.max_value)
+_m(binary.lor, False, True)
+_m(binary.land, True, False)
+_m(binary.lxor, False, None)
+_m(binary.any, 0, "any")
+_m(binary.lxnor, True, None, name="eq")
 
 # ---------------------------------------------------------------- semirings
 for _name in ("plus_times", "plus_plus", "plus_min", "plus_max", "plus_first", "plus_second",
@@ -226,10 +251,27 @@ SELECT_STRINGS = {"tril": "tril", "triu": "triu", "diag": "diag", "offdiag": "of
                   "col<=": "colle", "col>": "colgt"}
 
 
+_NAMESPACES = {"unary": unary, "binary": binary, "monoid": monoid, "semiring": semiring,
+               "indexunary": indexunary}
+
+
+def publish(kind, op):
+    """Add a user-defined operator to its namespace under its name (see
+    ``register``): refused for a predefined name, replacing an earlier
+    user-defined operator of that name."""
+    ns = _NAMESPACES[kind]
+    old = ns._ops.get(op.name)
+    if old is None and ns._factory is not None:
+        old = ns._factory(op.name)
+    if old is not None and not old.is_user:
+        raise InvalidValue(f"cannot register {ns._kind} {op.name!r}: a predefined {ns._kind} "
+                           f"has that name; choose another name")
+    ns._ops[op.name] = op
+
+
 def lookup(kind, op):
     """Accept an operator object or the name of a predefined one."""
-    ns = {"unary": unary, "binary": binary, "monoid": monoid, "semiring": semiring,
-          "indexunary": indexunary}[kind]
+    ns = _NAMESPACES[kind]
     if isinstance(op, str):
         name = SELECT_STRINGS.get(op, op) if kind == "indexunary" else op
         try:

@@ -18,11 +18,9 @@ from ..keys import split_keys
 
 _REDUCEAT = {"plus": np.add, "times": np.multiply, "lor": np.logical_or,
              "land": np.logical_and, "lxor": np.logical_xor}
-_LOGICAL = ("land", "lor", "lxor")
-# mult opcodes the loop kernels understand (eq/ne compare in the input type)
-_KERNEL_MULT = frozenset(range(17))
+_LOGICAL = ("land", "lor", "lxor", "lxnor")
 # multiplies whose bool-cast result equals their result computed on bool-cast operands
-_BOOL_SAFE_MULT = frozenset(("first", "second", "pair", "any", "land", "lor", "lxor"))
+_BOOL_SAFE_MULT = frozenset(("first", "second", "pair", "any", "land", "lor", "lxor", "lxnor"))
 # below this much work a kernel runs serially: the thread pool's fork/join
 # costs more than it saves on small inputs
 PARALLEL_WORK = 1 << 16
@@ -62,6 +60,20 @@ def _guard(op, run):
             raise InvalidValue(f"user operator {op.name!r} raised {type(e).__name__} while "
                                f"computing: {e} (nothing was written)") from e
     return call
+
+
+def _dt(vals):
+    return None if vals is None else vals.dtype
+
+
+class _UserKernels:
+    """The specialised loop kernels of a semiring with user-defined operators,
+    each call guarded like the user's elementwise kernels (a numba error names
+    the semiring; an exception the function raises becomes InvalidValue)."""
+
+    def __init__(self, semiring, ks):
+        for name in ("pull_parallel", "pull_serial", "push", "dot_parallel", "dot_serial"):
+            setattr(self, name, _guard(semiring, getattr(ks, name)))
 
 
 def _first_line(e):
@@ -253,8 +265,60 @@ class CPUBackend(ArrayBackend):
         # positional results becomes float64: 65535*65535 in uint16 came out 0
         if out_dtype.kind == "u":
             return False
-        return (not semiring.is_user and semiring.mult.opcode in _KERNEL_MULT
+        return (not semiring.is_user and self._mult_in_out_type(semiring.mult)
                 and semiring.monoid.opcode >= 0)
+
+    @staticmethod
+    def _mult_in_out_type(mult):
+        """A predefined multiply the kernels run: it has an opcode, and its
+        product computed on operands cast to the output type is exact --
+        not so for comparisons (eq on two bools cast from 2 and 3), which
+        the vectorized path computes in the operands' type."""
+        return mult.opcode >= 0 and (mult.result != "bool" or mult.name in _LOGICAL)
+
+    def _loop_kernels(self, semiring, out_dtype, ta, tb):
+        """The numba loop kernels (pull, push, dot) for ``semiring``: the
+        module's opcode-dispatch kernels for predefined operators, copies
+        specialised to the numba-compiled functions of user-defined ones
+        (kernels.specialise, once per operator pair and process); None where
+        the vectorized path must compute (``ta``/``tb``: operand types, None
+        for an operand without values)."""
+        key = (semiring, out_dtype, ta, tb)
+        k = self._loop_cache.get(key)
+        if k is None:
+            k = self._loop_cache[key] = self._loop_kernels_uncached(semiring, out_dtype, ta, tb)
+        return k or None
+
+    _loop_cache = {}
+
+    def _loop_kernels_uncached(self, semiring, out_dtype, ta, tb):
+        if self._kernel_ok(semiring, out_dtype):
+            return _kernels()
+        mult, mon = semiring.mult, semiring.monoid
+        user_mult, user_add = mult.is_user, mon.opcode < 0
+        if not (user_mult or user_add) or out_dtype == dtypes.BOOL or out_dtype.kind == "u":
+            return False
+        if user_mult:
+            # the kernels compute in the output type: the user's function must
+            # see the operands in the type the vectorized path gives it
+            if ta is None or tb is None or dtypes.result_type(ta, tb) != out_dtype:
+                return False
+            self._check_return(mult, (out_dtype, out_dtype), out_dtype)
+        elif not self._mult_in_out_type(mult):
+            return False
+        if user_add:
+            op = mon.op
+            if op.func is None or not op.kernel or op.out_dtype(out_dtype, out_dtype) != out_dtype:
+                return False
+            self._check_return(op, (out_dtype, out_dtype), out_dtype)
+        fkey = ("kernels", mon.op if user_add else None, mult if user_mult else None)
+        ks = self._user.get(fkey)
+        if ks is None:
+            note_compile("cpu", "user operator kernels")
+            ks = _kernels().specialise(self._jit(mon.op) if user_add else None,
+                                       self._jit(mult) if user_mult else None)
+            ks = self._user[fkey] = _UserKernels(semiring, ks)
+        return ks
 
     @staticmethod
     def _compute_dtype(semiring, out_dtype):
@@ -272,12 +336,13 @@ class CPUBackend(ArrayBackend):
 
     def spmv_pull(self, R, x, semiring, rows, swap, out_dtype, structure_only=True,
                   early_exit=True):
-        if not self._kernel_ok(semiring, out_dtype):
+        indptr, indices, rvals = R
+        xvals, xpres = x
+        k = self._loop_kernels(semiring, out_dtype, _dt(rvals), xvals.dtype)
+        if k is None:
             return super().spmv_pull(R, x, semiring, rows, swap, out_dtype,
                                      structure_only=structure_only, early_exit=early_exit)
-        indptr, indices, rvals = R
         nrows = indptr.shape[0] - 1
-        xvals, xpres = x
         cd = self._compute_dtype(semiring, out_dtype)
         ra, rx = self._reads(semiring, swap)
         keep = not structure_only and rvals is not None
@@ -290,7 +355,6 @@ class CPUBackend(ArrayBackend):
         if not masked:
             rows = np.arange(nrows, dtype=np.int64)
         term, has_term = self._term(semiring, out_dtype)
-        k = _kernels()
         work = rows.shape[0] * max(1, indices.shape[0] // max(nrows, 1))
         kernel = k.pull_parallel if work > PARALLEL_WORK else k.pull_serial
         read_a = bool(ra and rvals is not None)
@@ -304,11 +368,12 @@ class CPUBackend(ArrayBackend):
     _sink = np.zeros(1, dtype=bool)   # the kernels' dummy store target (keep_a)
 
     def spmspv_push(self, P, x, semiring, allowed, swap, out_dtype, n_out, structure_only=True):
-        if not self._kernel_ok(semiring, out_dtype):
-            return super().spmspv_push(P, x, semiring, allowed, swap, out_dtype, n_out,
-                                       structure_only=structure_only)
         indptr, indices, pvals = P
         xidx, xvals = x
+        k = self._loop_kernels(semiring, out_dtype, _dt(pvals), xvals.dtype)
+        if k is None:
+            return super().spmspv_push(P, x, semiring, allowed, swap, out_dtype, n_out,
+                                       structure_only=structure_only)
         cd = self._compute_dtype(semiring, out_dtype)
         ra, rx = self._reads(semiring, swap)
         keep = not structure_only and pvals is not None
@@ -319,7 +384,7 @@ class CPUBackend(ArrayBackend):
         outp = np.zeros(n_out, dtype=bool)
         touched = np.empty(n_out, dtype=np.int64)
         read_a = bool(ra and pvals is not None)
-        nt = _kernels().push(indptr, indices, a, read_a, keep, self._sink, xidx, xv,
+        nt = k.push(indptr, indices, a, read_a, keep, self._sink, xidx, xv,
                              allowed if allowed is not None else _placeholder(_BOOL),
                              allowed is not None, semiring.monoid.opcode, semiring.mult.opcode,
                              swap, semiring.monoid.is_any, outv, outp, touched)
@@ -328,17 +393,17 @@ class CPUBackend(ArrayBackend):
         return idx, outv[idx]
 
     def spgemm_dot(self, A, BT, semiring, mask_keys, out_dtype, shape, inner):
-        if not self._kernel_ok(semiring, out_dtype):
-            return super().spgemm_dot(A, BT, semiring, mask_keys, out_dtype, shape, inner)
         ai, aj, av = A
         bi, bj, bv = BT
+        k = self._loop_kernels(semiring, out_dtype, _dt(av), _dt(bv))
+        if k is None:
+            return super().spgemm_dot(A, BT, semiring, mask_keys, out_dtype, shape, inner)
         mrows, mcols = split_keys(mask_keys, shape[1])
         cd = self._compute_dtype(semiring, out_dtype)
         m = semiring.mult
         outv = np.zeros(mask_keys.shape[0], dtype=out_dtype)
         outp = np.zeros(mask_keys.shape[0], dtype=bool)
         term, has_term = self._term(semiring, out_dtype)
-        k = _kernels()
         kernel = k.dot_parallel if mask_keys.shape[0] * 8 > PARALLEL_WORK else k.dot_serial
         kernel(ai, aj, self._operand(av, m.reads_x, cd), bool(m.reads_x and av is not None),
                bi, bj, self._operand(bv, m.reads_y, cd), bool(m.reads_y and bv is not None),

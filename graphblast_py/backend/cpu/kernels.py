@@ -1,74 +1,97 @@
 """numba loop kernels for the CPU backend.
 
-Operators arrive as opcodes (``operators.predefined.ADD_OPCODES`` and
-``MULT_OPCODES``); the operand arrays are already cast to one compute type, so
-each kernel compiles once per dtype signature and is cached on disk
-(``cache=True``).  Logical multiplies (land/lor/lxor) get bool operands.
+Operators arrive as opcodes (``Monoid.opcode``, ``BinaryOp.opcode``) and run
+through ``_add`` / ``_mult``, the dispatch generated from the operator
+definitions (backend/cpu/opgen.py writes the block below); the operand arrays
+are already cast to one compute type, so each kernel compiles once per dtype
+signature and is cached on disk (``cache=True``).  Logical multiplies
+(land/lor/lxor) get bool operands.
+
+User-defined operators take the same kernels: :func:`specialise` makes copies
+of them whose ``_add`` / ``_mult`` call the operators' numba-compiled
+functions instead (compiled once per process, not cached on disk).
 """
+import types
+
 from numba import njit, prange
 
-# add opcodes
-_PLUS, _TIMES, _MIN, _MAX, _LOR, _LAND, _LXOR, _ANY, _EQ = range(9)
-
-
+# ---- BEGIN generated operator dispatch (python3 -m graphblast_py.backend.cpu.opgen)
+# The predefined operators' Python scalar expressions, by opcode.  The
+# operands arrive in the compute type; positional multiplies return the
+# row i of A, the inner index k or the column j of B.
 @njit(inline="always", cache=True)
 def _mult(op, x, y, i, k, j):
-    if op == 0:
+    if op == 0:  # times
         return x * y
-    elif op == 1:
+    elif op == 1:  # plus
         return x + y
-    elif op == 2:
+    elif op == 2:  # minus
         return x - y
-    elif op == 3:
-        return x if x < y else (y if y == y else x)     # fmin: NaN loses
-    elif op == 4:
+    elif op == 3:  # min
+        return x if x < y else (y if y == y else x)
+    elif op == 4:  # max
         return x if x > y else (y if y == y else x)
-    elif op == 5:
+    elif op == 5:  # first
         return x
-    elif op == 6:
+    elif op == 6:  # second
         return y
-    elif op == 7:
+    elif op == 7:  # pair
         return 1
-    elif op == 8:
-        return x and y
-    elif op == 9:
-        return x or y
-    elif op == 10:
-        return x != y
-    elif op == 11:
+    elif op == 8:  # land
+        return bool(x) and bool(y)
+    elif op == 9:  # lor
+        return bool(x) or bool(y)
+    elif op == 10:  # lxor
+        return bool(x) != bool(y)
+    elif op == 11:  # firsti
         return i
-    elif op == 12:
+    elif op == 12:  # firstj
         return k
-    elif op == 13:
+    elif op == 13:  # secondi
         return k
-    elif op == 14:
+    elif op == 14:  # secondj
         return j
-    elif op == 15:
+    elif op == 15:  # any
         return x
-    else:  # 16: rminus
+    elif op == 16:  # rminus
         return y - x
+    elif op == 17:  # eq
+        return x == y
+    elif op == 18:  # ne
+        return x != y
+    elif op == 19:  # lt
+        return x < y
+    elif op == 20:  # le
+        return x <= y
+    elif op == 21:  # gt
+        return x > y
+    elif op == 22:  # ge
+        return x >= y
+    else:  # 23: lxnor
+        return bool(x) == bool(y)
 
 
 @njit(inline="always", cache=True)
-def _add(op, a, b):
-    if op == _PLUS:
-        return a + b
-    elif op == _TIMES:
-        return a * b
-    elif op == _MIN:
-        return a if a < b else (b if b == b else a)
-    elif op == _MAX:
-        return a if a > b else (b if b == b else a)
-    elif op == _LOR:
-        return a or b
-    elif op == _LAND:
-        return a and b
-    elif op == _LXOR:
-        return a != b
-    elif op == _EQ:
-        return a == b
-    else:  # any
-        return a
+def _add(op, x, y):
+    if op == 0:  # plus
+        return x + y
+    elif op == 1:  # times
+        return x * y
+    elif op == 2:  # min
+        return x if x < y else (y if y == y else x)
+    elif op == 3:  # max
+        return x if x > y else (y if y == y else x)
+    elif op == 4:  # lor
+        return bool(x) or bool(y)
+    elif op == 5:  # land
+        return bool(x) and bool(y)
+    elif op == 6:  # lxor
+        return bool(x) != bool(y)
+    elif op == 7:  # any
+        return x
+    else:  # 8: eq
+        return bool(x) == bool(y)
+# ---- END generated operator dispatch
 
 
 @njit(inline="always", cache=True)
@@ -270,3 +293,36 @@ def _seg_eq(vals, starts, out):
 
 
 segment_eq = _seg_eq
+
+
+# the loop kernels and the helpers they inline, copied by specialise()
+_FAMILY = ("_pull_row", "pull_parallel", "pull_serial", "push", "_dot_entry", "dot_parallel",
+           "dot_serial")
+
+
+def specialise(add=None, mult=None):
+    """The loop kernels (pull, push, dot) with other operators: ``add(x, y)``
+    replaces the ``_add`` dispatch, ``mult(x, y)`` the ``_mult`` dispatch
+    (numba-compiled functions, e.g. a user-defined operator's; None keeps the
+    opcode dispatch).  The same kernel code, compiled separately for these
+    operators (so each call inlines them), once per process: copies are not
+    cached on disk, since numba keys its cache by the source file only."""
+    ns = dict(globals())
+    if add is not None:
+        @njit(inline="always")
+        def add_op(op, x, y):
+            return add(x, y)
+        ns["_add"] = add_op
+    if mult is not None:
+        @njit(inline="always")
+        def mult_op(op, x, y, i, k, j):
+            return mult(x, y)
+        ns["_mult"] = mult_op
+    out = {}
+    for name in _FAMILY:
+        d = globals()[name]
+        f = d.py_func
+        copy = types.FunctionType(f.__code__, ns, f.__name__, f.__defaults__, f.__closure__)
+        opts = {o: v for o, v in d.targetoptions.items() if o != "nopython"}
+        ns[name] = out[name] = njit(**opts)(copy)
+    return types.SimpleNamespace(**out)

@@ -5,11 +5,11 @@ generated *prelude* that defines, for one signature,
 
 * the element and index types (``TA``, ``TX``, ``TB``, ``TOUT``, ``IP``, ``IX`` ...);
 * the semiring's ``mult_op(x, y, i, k, j)`` and the monoid's ``add_op(x, y)``,
-  written from C expressions: the table ``_EXPR`` for predefined operators
-  (min/max with the CPU backend's NaN rule: a NaN operand loses), the
-  operator's ``cexpr`` for user-defined ones, ``i``/``k``/``j`` for the
-  positional ones (firsti = row of the first operand, firstj = secondi = the
-  inner index, secondj = column of the second operand);
+  written from the operators' C expressions (``cexpr``: one definition per
+  predefined operator in operators/predefined.py, shared with the CPU
+  backend's kernels; a user-defined operator's own), ``i``/``k``/``j`` for
+  the positional ones (firsti = row of the first operand, firstj = secondi =
+  the inner index, secondj = column of the second operand);
 * compile-time flags: ``IS_ANY`` (stop at the first term), ``HAS_TERM`` and
   ``TERM`` (the monoid's terminal value: early exit), ``EARLY`` (pull: stop a
   row early at all -- the early_exit switch), ``SWAP`` (vxm: the vector is the
@@ -31,22 +31,6 @@ import numpy as np
 
 from ... import dtypes
 from ...errors import MissingKernel
-
-_FMIN = "(x < y ? x : (y == y ? y : x))"
-_FMAX = "(x > y ? x : (y == y ? y : x))"
-
-# C expressions (in x, y) of the predefined binary operators the kernels run.
-# div and pow are left to the vectorized path (integer division by zero and
-# integer powers have GraphBLAS/NumPy semantics that C does not share).
-_EXPR = {
-    "times": "x * y", "plus": "x + y", "minus": "x - y", "rminus": "y - x",
-    "min": _FMIN, "max": _FMAX, "first": "x", "second": "y", "any": "x", "pair": "1",
-    "land": "((bool)x && (bool)y)", "lor": "((bool)x || (bool)y)",
-    "lxor": "((bool)x != (bool)y)", "lxnor": "((bool)x == (bool)y)",
-    "eq": "(x == y)", "ne": "(x != y)", "lt": "(x < y)", "le": "(x <= y)",
-    "gt": "(x > y)", "ge": "(x >= y)",
-}
-_POSITIONAL = {"firsti": "i", "firstj": "k", "secondi": "k", "secondj": "j"}
 
 # warp-shuffle carrier type per element type (value-preserving casts)
 _SHFL = {"b1": "int", "i1": "int", "i2": "int", "i4": "int", "u1": "unsigned int",
@@ -96,22 +80,22 @@ def literal(value, dt):
 # ---------------------------------------------------------------- operators
 def op_expr(op, what="operator"):
     """C expression of a BinaryOp, or None when the kernels do not run it
-    (the backend then takes the vectorized path).  A user-defined operator
-    without a CUDA expression raises :class:`MissingKernel`."""
-    if op.positional is not None:
-        return _POSITIONAL[op.positional]
+    (the backend then takes the vectorized path): predefined operators whose
+    integer meaning only their array form has (``kernel=False``: div, pow).
+    A user-defined operator without a CUDA expression raises
+    :class:`MissingKernel`."""
     if op.is_user:
         if op.cexpr is None:
             raise MissingKernel(f"user-defined {what} {op.name!r} has no CUDA expression "
                                 "(cuda_expr=...), so it cannot run on a GPU object; give one "
                                 "or move the objects with .to('cpu')")
         return op.cexpr
-    return _EXPR.get(op.name)
+    return op.cexpr if op.kernel else None
 
 
 def reduce_expr(op):
     """C expression for a segmented reduction with any BinaryOp (predefined
-    ones outside ``_EXPR``, e.g. div, use their own C expression)."""
+    ones with ``kernel=False``, e.g. div, use their C expression here)."""
     expr = op_expr(op, "monoid operator")
     if expr is None:
         expr = op.cexpr
