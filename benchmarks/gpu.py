@@ -6,7 +6,9 @@ from vertex 0) and each work item it prints the median time over --repeats
 runs after one warm-up run (the device is synchronised around every run), the
 ratio graphblast-py / baseline, and whether the results agree:
 
-* bfs          levels from the source (gb.algorithms.bfs); equal exactly
+* bfs          levels from the source (gb.algorithms.bfs); equal exactly; the
+               note gives the host synchronisations per level (one extra
+               run counted with the backend's ``count_syncs``)
 * bfs-loop     the README's BFS loop written by a user with the same calls
                (int32 levels, any_pair, ~level.S mask); equal exactly
 * bfs-parents  levels and parents; levels equal, both parent vectors valid BFS
@@ -85,6 +87,21 @@ def main():
         gb.device.synchronize("gpu")
         cp.cuda.Device().synchronize()
 
+    gpu_be = gb.backend.get("gpu")
+
+    def syncs(fn):
+        """Host synchronisations CuPy declares during one run of fn (None where
+        the backend has no counter)."""
+        counter = getattr(gpu_be, "count_syncs", None)
+        if counter is None:
+            return None
+        with counter() as c:
+            fn()
+        return c.count
+
+    def per_level(count, levels):
+        return "-" if count is None else f"{count / levels:.1f}"
+
     def timed(fn):
         out = fn()                      # warm-up (compiles kernels), not timed
         sync()
@@ -141,14 +158,19 @@ def main():
             lv = lv.to_dense(fill=-1).astype(cp.int64)
             ok = bool(cp.all(lv == lb.astype(cp.int64)))
             depth = int(lb.max())
+            ns = syncs(lambda: gb.algorithms.bfs(A, src))
             report(gname, n, nnz, "bfs", t_gb, t_bl, ok,
-                   f"source {src}, {depth + 1} levels, {int((lb >= 0).sum())} reached")
+                   f"source {src}, {depth + 1} levels, {int((lb >= 0).sum())} reached, "
+                   f"{per_level(ns, depth + 1)} syncs/level", dict(syncs=ns, levels=depth + 1))
 
         if "bfs-loop" in args.work:
             t_gb, lv = timed(lambda: user_bfs(A, src))
             t_bl, lb = timed(lambda: cb.bfs_levels(ip, ix, src))
             lv = lv.to_dense(fill=-1).astype(cp.int64)
-            report(gname, n, nnz, "bfs-loop", t_gb, t_bl, bool(cp.all(lv == lb.astype(cp.int64))))
+            nlev = int(lb.max()) + 1
+            ns = syncs(lambda: user_bfs(A, src))
+            report(gname, n, nnz, "bfs-loop", t_gb, t_bl, bool(cp.all(lv == lb.astype(cp.int64))),
+                   f"{per_level(ns, nlev)} syncs/level", dict(syncs=ns, levels=nlev))
 
         if "bfs-parents" in args.work:
             t_gb, (lv, pv) = timed(lambda: gb.algorithms.bfs(A, src, parents=True))
@@ -158,7 +180,9 @@ def main():
             ok_l = bool(cp.all(lv == lb.astype(cp.int64)))
             ok_gb = cb.check_bfs_parents(ip, ix, src, lv, pv)
             ok_bl = cb.check_bfs_parents(ip, ix, src, lb, pb)
-            note = "" if ok_l and ok_gb and ok_bl else \
+            nlev = int(lb.max()) + 1
+            ns = syncs(lambda: gb.algorithms.bfs(A, src, parents=True))
+            note = f"{per_level(ns, nlev)} syncs/level" if ok_l and ok_gb and ok_bl else \
                 f"levels equal {ok_l}, graphblast parents valid {ok_gb}, baseline {ok_bl}"
             report(gname, n, nnz, "bfs-parents", t_gb, t_bl, ok_l and ok_gb and ok_bl, note)
 

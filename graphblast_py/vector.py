@@ -21,7 +21,8 @@ GPU a count waits for the device).  Until then the vector keeps a host-side
 upper bound that the output rule derives from what it knows (e.g. a masked
 assign adds at most as many entries as the mask allows); the direction
 choice of ``mxv``/``vxm`` uses it (:meth:`Vector._nvals_estimate`) instead
-of waiting for the exact count.
+of waiting for the exact count (an unknown count is taken as the bound, so
+the estimate errs towards pull, whose cost the mask bounds).
 """
 import numpy as np
 
@@ -104,14 +105,9 @@ class Vector:
         return self._nvals
 
     def _nvals_estimate(self):
-        """``nvals`` for a cost model: the exact count when known, else the
-        host-side upper bound when it says more than the size does, else the
-        count (which may wait for the device)."""
-        if self._nvals is not None:
-            return self._nvals
-        if self._nv_hi < self.size:
-            return self._nv_hi
-        return self.nvals
+        """``nvals`` for a cost model, never waiting on the device: the exact
+        count when known, else the host-side upper bound."""
+        return self._nvals if self._nvals is not None else self._nv_hi
 
     def _is_empty_fresh(self):
         return self._form == "sparse" and self._idx.shape[0] == 0

@@ -35,8 +35,17 @@ def ewise_add(a, b, op, *, mask=None, accum=None, replace=False, out=None):
     op, accum = _setup("ewise_add", a, b, op, out, mask, accum, replace)
     be = a._be
     dt = op.out_dtype(a.dtype, b.dtype)
-    if a._is_vector and _full(a) and _full(b):
-        T = DenseVectorResult(_dense_op(be, op, a, b, dt), None)
+    if _dense_path(a, b):
+        (av, ap), (bv, bp) = a._dense(), b._dense()
+        both = _dense_op(be, op, av, bv, dt)
+        if ap is None and bp is None:
+            vals = both
+        elif ap is None or bp is None:      # one is full: the other's holes take the full one
+            vals = be.xp.where(bp if ap is None else ap, both,
+                               be.cast(av if ap is None else bv, dt))
+        else:
+            vals = be.xp.where(ap & bp, both, be.xp.where(ap, be.cast(av, dt), be.cast(bv, dt)))
+        T = DenseVectorResult(vals, None if ap is None or bp is None else ap | bp)
     else:
         ka, va = a._keys_vals()
         kb, vb = b._keys_vals()
@@ -49,8 +58,10 @@ def ewise_mult(a, b, op, *, mask=None, accum=None, replace=False, out=None):
     op, accum = _setup("ewise_mult", a, b, op, out, mask, accum, replace)
     be = a._be
     dt = op.out_dtype(a.dtype, b.dtype)
-    if a._is_vector and _full(a) and _full(b):
-        T = DenseVectorResult(_dense_op(be, op, a, b, dt), None)
+    if _dense_path(a, b):
+        (av, ap), (bv, bp) = a._dense(), b._dense()
+        T = DenseVectorResult(_dense_op(be, op, av, bv, dt),
+                              ap if bp is None else bp if ap is None else ap & bp)
     else:
         ka, va = a._keys_vals()
         kb, vb = b._keys_vals()
@@ -77,13 +88,19 @@ def ewise_union(a, b, op, left_default, right_default, *, mask=None, accum=None,
     return finish(out, SparseResult(k, v), dt, a.shape, be, mask, accum, replace, a._is_vector)
 
 
-def _full(v):
-    return v._form == "dense" and v._pres is None
+def _dense_path(a, b):
+    """Vectors computed over all positions: both stored dense, or one dense
+    on a backend that keeps vectors dense (no key sorts, no device waits)."""
+    if not a._is_vector:
+        return False
+    da, db = a.form == "dense", b.form == "dense"
+    return (da and db) or (a._be.dense_vectors and (da or db))
 
 
-def _dense_op(be, op, a, b, dt):
-    """op on two full dense vectors; positions are built only for the
-    operators that need them (positional ones, pair)."""
+def _dense_op(be, op, x, y, dt):
+    """op over all positions of two dense value arrays (the values at
+    positions without an entry are computed too, and ignored); positions are
+    built only for the operators that need them (positional ones, pair)."""
     if op.positional is not None or op.name == "pair":
-        return _op(be, op, a._vals, b._vals, dt, be.arange(a.size), 1)
-    return be.binary(op, a._vals, b._vals, dt)
+        return _op(be, op, x, y, dt, be.arange(x.shape[0]), 1)
+    return be.binary(op, x, y, dt)

@@ -9,7 +9,10 @@
 
 ``direction="auto"`` compares the two estimates (``push_cost = d * nvals(u)``,
 ``pull_cost = d * allowed rows * (1/4 when the monoid can exit early)``, d the
-mean degree) -- GraphBLAST's switch; the choice is recorded in ``gb.stats``.
+mean degree; push only when strictly cheaper) -- GraphBLAST's switch; the
+choice is recorded in ``gb.stats``.  Counts not known on the host are taken
+as their upper bound (see ``Vector._nvals_estimate``): choosing never waits
+on the device.
 
 Descriptor switches (GraphBLAST's GrB_STRUCONLY, mask-first, GrB_EARLYEXIT;
 ``pull_input`` is GrB_OPREUSE and ``direction`` GrB_MXVMODE), all True by
@@ -123,8 +126,9 @@ def _choose(A, u, mask, semiring, n_in, n_out, early_exit=True):
     """GraphBLAST's cost model: push while the frontier's edges are fewer
     than the edges pull would scan (``mask``: the mask the kernel uses).
     Counts come from what the host already knows (``_nvals_estimate``: the
-    exact count, else the bound the output rule kept), so choosing waits on
-    the device only for a count nobody has bounded."""
+    exact count, else the bound the output rule kept), so choosing never
+    waits on the device.  A tie goes to pull (a full input vector without a
+    mask: pull is a plain SpMV, push would combine every product atomically)."""
     nnz = A.nvals
     if nnz == 0:
         return "push"
@@ -139,4 +143,4 @@ def _choose(A, u, mask, semiring, n_in, n_out, early_exit=True):
     if early_exit and (semiring.monoid.is_any or
                        semiring.monoid.terminal(semiring.out_dtype(A.dtype, u.dtype)) is not None):
         pull_cost *= EARLY_EXIT_FACTOR
-    return "push" if push_cost <= pull_cost else "pull"
+    return "push" if push_cost < pull_cost else "pull"

@@ -156,10 +156,16 @@ def _write_dense_vector(out, T, mask, accum, replace):
         t_hi = T.keys.shape[0]
     c_hi = out._nvals_bound()
     if accum is not None:
-        cp_ = cp if cp is not None else xp.ones(n, dtype=bool)
-        tp_ = tp if tp is not None else xp.ones(n, dtype=bool)
+        # accum where both have an entry, the one entry elsewhere
         acc = _accum_vals(be, accum, cv, tv, out.dtype)
-        zv = xp.where(tp_, xp.where(cp_, acc, be.cast(tv, out.dtype)), cv)
+        if cp is None and tp is None:
+            zv = acc
+        elif cp is None:
+            zv = xp.where(tp, acc, cv)
+        elif tp is None:
+            zv = xp.where(cp, acc, be.cast(tv, out.dtype))
+        else:
+            zv = xp.where(tp, xp.where(cp, acc, be.cast(tv, out.dtype)), cv)
         zp = None if (cp is None or tp is None) else (cp | tp)
         z_hi = min(n, c_hi + t_hi)
     else:
