@@ -137,3 +137,70 @@ def test_column_and_row_assign(device):
         C.assign(v, rows=0)
     with pytest.raises(gb.InvalidValue):
         C.assign(v, rows=[0, 1, 2, 3], cols=[0, 1])
+
+
+def formulas(S):
+    """σ0..σ15 from the dense definitions (NumPy; W = A² less its diagonal,
+    σ15 from networkx's clique enumeration)."""
+    A = S.toarray().astype(np.int64)
+    n = A.shape[0]
+    d = A.sum(1)
+    A2 = A @ A
+    W = A2 - np.diag(np.diag(A2))
+    C = A * A2
+    s = np.zeros((n, 16), dtype=np.int64)
+    s[:, 0], s[:, 1], s[:, 2], s[:, 3] = 1, d, A @ d - d, d * (d - 1) // 2
+    s[:, 4] = C.sum(1) // 2
+    s[:, 5] = A @ s[:, 2] - d * (d - 1) - 2 * s[:, 4]
+    s[:, 6] = s[:, 2] * (d - 1) - 2 * s[:, 4]
+    s[:, 7] = A @ ((d - 1) * (d - 2) // 2)
+    s[:, 8] = d * (d - 1) * (d - 2) // 6
+    s[:, 9] = A @ s[:, 4] - 2 * s[:, 4]
+    s[:, 10] = C @ (d - 2)
+    s[:, 11] = (d - 2) * s[:, 4]
+    s[:, 12] = (W * (W - 1) // 2).sum(1)
+    s[:, 13] = (A * (A @ (C - A))).sum(1) // 2
+    s[:, 14] = (C * (C - 1) // 2).sum(1)
+    G = nx.from_scipy_sparse_array(S)
+    for q in nx.enumerate_all_cliques(G):
+        if len(q) == 4:
+            s[q, 15] += 1
+        elif len(q) > 4:
+            break
+    return s
+
+
+def family_graphs():
+    k = gb.generators.kronecker(8, seed=11)
+    r, c, _ = (host(a) for a in k.to_coo())
+    kron = sp.csr_matrix((np.ones(r.shape[0], np.int64), (r, c)), shape=k.shape)
+    dis = nx.disjoint_union(nx.complete_graph(6), nx.grid_2d_graph(4, 5))
+    dis.add_nodes_from(range(26, 30))
+    return [("kronecker", kron),
+            ("grid", nx.to_scipy_sparse_array(nx.grid_2d_graph(9, 11), format="csr")),
+            ("path", nx.to_scipy_sparse_array(nx.path_graph(40), format="csr")),
+            ("disconnected", nx.to_scipy_sparse_array(dis, nodelist=range(30), format="csr")),
+            ("one vertex", sp.csr_matrix((1, 1), dtype=np.int64)),
+            ("empty", sp.csr_matrix((0, 0), dtype=np.int64))]
+
+
+@pytest.mark.parametrize("name,S", family_graphs(), ids=lambda x: x if isinstance(x, str) else "")
+def test_families_vs_formulas(device, monkeypatch, name, S):
+    """Raw frequencies against the dense formulas, with the masked product C
+    in one block and forced into many small blocks."""
+    from graphblast_py.backend import generic_spgemm
+    want = formulas(S) if S.shape[0] else np.zeros((0, 16), np.int64)
+    A = to_gb(S, device)
+    assert np.array_equal(host(fglt(A, net=False).to_dense()).reshape(-1, 16), want)
+    monkeypatch.setattr(generic_spgemm, "BLOCK_PRODUCTS", 97)
+    assert np.array_equal(host(fglt(A, net=False).to_dense()).reshape(-1, 16), want)
+
+
+def test_four_cliques_dense_graph(device):
+    """K7 plus a pendant: every vertex of K7 lies in C(6, 3) = 20 4-cliques."""
+    from graphblast_py.graphlets import four_cliques_per_vertex, simple_pattern
+    G = nx.complete_graph(7)
+    G.add_edge(6, 7)
+    A = to_gb(nx.to_scipy_sparse_array(G, format="csr"), device)
+    k4 = host(four_cliques_per_vertex(simple_pattern(A, "test")).to_dense())
+    assert k4.tolist() == [20] * 7 + [0]

@@ -343,7 +343,7 @@ def _fused_rows(lo, hi, ai, aj, av, read_a, bi, bj, bv, read_b, mi, mj, has_mask
             outp[i] = True
 
 
-@njit(parallel=True)
+@njit(cache=True, parallel=True)
 def fused_parallel(bounds, ai, aj, av, read_a, bi, bj, bv, read_b, mi, mj, has_mask,
                    allow_marked, ncols, addop, multop, reduce, markers, accs, colbuf, valbuf, f,
                    redop, outw, outp):
@@ -357,7 +357,7 @@ def fused_parallel(bounds, ai, aj, av, read_a, bi, bj, bv, read_b, mi, mj, has_m
                     colbuf[t], valbuf[t], f, redop, outw, outp)
 
 
-@njit
+@njit(cache=True)
 def fused_serial(bounds, ai, aj, av, read_a, bi, bj, bv, read_b, mi, mj, has_mask,
                  allow_marked, ncols, addop, multop, reduce, markers, accs, colbuf, valbuf, f,
                  redop, outw, outp):
@@ -366,22 +366,18 @@ def fused_serial(bounds, ai, aj, av, read_a, bi, bj, bv, read_b, mi, mj, has_mas
                 valbuf[0], f, redop, outw, outp)
 
 
-@njit(cache=True)
 def _identity(x):
     return x
 
 
-@njit(cache=True)
 def _one(x):
     return 1
 
 
-@njit(cache=True)
 def _ainv(x):
     return -x
 
 
-@njit(cache=True)
 def _abs(x):
     return -x if x < 0 else x
 
@@ -389,6 +385,30 @@ def _abs(x):
 # predefined unary operators the fused kernel applies itself (others: the
 # blocked generic path)
 _UNARY = {"identity": _identity, "one": _one, "ainv": _ainv, "abs": _abs}
+_CFUNCS = {}
+
+
+def _apply_cfunc(be, op, in_dtype, out_dtype):
+    """The unary operator as a numba ``cfunc`` of ``out(in)``: the fused
+    kernel takes it as a first-class function of that type, so the kernel is
+    compiled (and cached on disk) once per dtype signature, whatever the
+    operator; None for a predefined operator it does not know."""
+    from numba import cfunc, from_dtype
+    if op is None:
+        name, func = "identity", _identity
+    elif op.is_user:
+        be._check_return(op, (in_dtype,), out_dtype)
+        name, func = op, op.func
+    else:
+        name, func = op.name, _UNARY.get(op.name)
+        if func is None:
+            return None
+    key = (name, in_dtype, out_dtype)
+    f = _CFUNCS.get(key)
+    if f is None:
+        sig = from_dtype(out_dtype)(from_dtype(in_dtype))
+        f = _CFUNCS[key] = cfunc(sig, cache=isinstance(name, str))(func)
+    return f
 
 
 def spgemm_reduce_csr(be, A, B, semiring, mask, out_dtype, op, op_dtype, monoid, red_dtype,
@@ -407,15 +427,9 @@ def spgemm_reduce_csr(be, A, B, semiring, mask, out_dtype, op, op_dtype, monoid,
         return None
     if monoid.is_user or monoid.opcode < 0 or red_dtype.kind not in "biuf":
         return None
-    if op is None:
-        f = _identity
-    elif op.is_user:
-        be._check_return(op, (out_dtype,), op_dtype)
-        f = be._jit(op)
-    else:
-        f = _UNARY.get(op.name)
-        if f is None:
-            return None
+    f = _apply_cfunc(be, op, out_dtype, np.dtype(op_dtype))
+    if f is None:
+        return None
     has_mask, allow_marked, mi, mj = _mask_csr(mask, mask_csr, m, n)
     outw = np.zeros(m, dtype=red_dtype)
     outp = np.zeros(m, dtype=np.bool_)
