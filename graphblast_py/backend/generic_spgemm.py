@@ -12,7 +12,8 @@ Only finished rows are kept (:meth:`SpgemmMixin.spgemm_blocked`) or reduced at
 once (:meth:`SpgemmMixin.spgemm_reduce`).
 
 The budget, in products: ``BLOCK_PRODUCTS`` when set (tests force many blocks
-with it), else ``MEMORY_FRACTION`` of the backend's ``free_bytes()`` divided by
+with it), else ``MEMORY_FRACTION`` of the backend's ``spgemm_memory()`` (memory
+available now: RAM on the CPU, free device memory on the GPU) divided by
 the backend's ``spgemm_bytes_per_product``.  A product that fits the budget
 runs in one call, as before.
 """
@@ -39,10 +40,15 @@ class SpgemmMixin:
         """The per-block budget in products (at least 1)."""
         if BLOCK_PRODUCTS is not None:
             return max(1, int(BLOCK_PRODUCTS))
-        free = self.free_bytes()
+        free = self.spgemm_memory()
         if free is None:
             free = 4 << 30
         return max(1 << 16, int(free * MEMORY_FRACTION) // self.spgemm_bytes_per_product)
+
+    def spgemm_memory(self):
+        """Bytes available to size the blocks from (the GPU adds its pool's
+        unused memory)."""
+        return self.free_bytes()
 
     def _entry_products(self, A, B):
         """Cumulative products of A's stored entries (int64, length nnz(A))."""
@@ -139,7 +145,7 @@ class SpgemmMixin:
                 ip = ip + np.int64(k.shape[0] - e)
                 ip[0] = 0
             held = None
-            if p1 < int(A[0][r1]):               # row r1 - 1 continues in the next block                              # row r1 - 1 continues in the next block
+            if p1 < int(A[0][r1]):               # row r1 - 1 continues in the next block
                 s = int(ip[-2])
                 held = (r1 - 1, ix[s:], v[s:])
                 ip, ix, v = ip[:-1], ix[:s], v[:s]

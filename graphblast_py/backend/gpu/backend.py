@@ -620,6 +620,31 @@ class GPUBackend(ArrayBackend):
         with _OOM("SpGEMM's expanded products"):
             return super().spgemm(A, B, semiring, mask, out_dtype, shape)
 
+    def spgemm_memory(self):
+        """Bytes the blocked SpGEMM sizes its blocks from: free device memory
+        plus what CuPy's pool holds unused."""
+        return self.max_alloc_bytes()
+
+    def spgemm_reduce(self, A, B, semiring, mask, out_dtype, shape, op, op_dtype, monoid,
+                      red_dtype, mask_csr=None):
+        """The fused product-reduce kernel (gpu/spgemm.py) for plus-monoid
+        products without a mask; other cases: the generic blocked path."""
+        from .spgemm import spgemm_reduce
+        with _OOM("the fused product-reduce workspace"):
+            r = spgemm_reduce(self, A, B, semiring, mask, out_dtype, op, op_dtype, monoid,
+                              red_dtype)
+        if r is not None:
+            return r
+        with _OOM("the blocked product-reduce"):
+            return super().spgemm_reduce(A, B, semiring, mask, out_dtype, shape, op, op_dtype,
+                                         monoid, red_dtype, mask_csr)
+
+    def four_cliques(self, indptr, indices):
+        """4-cliques containing each vertex (gpu/spgemm.py)."""
+        from .spgemm import four_cliques
+        with _OOM("the 4-clique count"):
+            return four_cliques(self, indptr, indices)
+
     def spgemm_dot(self, A, BT, semiring, mask_keys, out_dtype, shape, inner):
         if not self._kernel_ok(semiring):
             with _OOM("the masked SpGEMM (vectorized path)"):
