@@ -140,6 +140,22 @@ def _div(xp, x, y):
     return _int_div(xp, x, y)
 
 
+def _pow(xp, x, y):
+    """x ** y; for integers a negative power is 1 / x ** -y truncated toward
+    zero like div: 1 for x == 1, +-1 for x == -1, 0 for |x| > 1, and for
+    x == 0 the type's max (1 / 0); a non-negative power wraps like NumPy."""
+    dt = xp.result_type(x, y)
+    if dt.kind != "i":
+        return xp.power(x, y)
+    x = xp.asarray(x, dtype=dt)
+    y = xp.asarray(y, dtype=dt)
+    neg = y < 0
+    r = xp.power(x, xp.where(neg, 0, y).astype(dt))
+    inv = xp.where(x == 1, 1, xp.where(x == -1, xp.where(y % 2 == 0, 1, -1),
+                                       xp.where(x == 0, np.iinfo(dt).max, 0)))
+    return xp.where(neg, inv, r).astype(dt)
+
+
 def _np(f):
     return lambda xp, x, y: getattr(xp, f)(x, y)
 
@@ -187,7 +203,7 @@ _b("lxnor", "bool(x) == bool(y)", "((bool)x == (bool)y)",
    lambda xp, x, y: xp.logical_not(xp.logical_xor(x, y)), BOOL, comm=True)
 _b("div", "x / y", "x / y", _div, ARITH, kernel=False)
 binary._ops["truediv"] = binary.div
-_b("pow", "x ** y", "pow(x, y)", _np("power"), kernel=False)
+_b("pow", "x ** y", "pow(x, y)", _pow, kernel=False)
 
 # ---------------------------------------------------------------- monoids
 _next_add = iter(range(1 << 16))
