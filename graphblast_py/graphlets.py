@@ -2,10 +2,11 @@
 the simple-graph check, the per-vertex 4-clique count (σ15) and the stacking
 of per-vertex frequency vectors into the result matrix.  Framework calls only.
 """
+from . import dtypes
 from .errors import InvalidValue
 from .graph import Graph
 from .matrix import Matrix
-from .operators import binary, unary
+from .operators import unary
 from .vector import Vector
 
 
@@ -39,10 +40,9 @@ def four_cliques_per_vertex(P):
 
 def stack_columns(vectors, dtype, device):
     """An n × len(vectors) Matrix with every entry stored: column k is
-    ``vectors[k]`` (0 where it has no entry)."""
-    n = vectors[0].size
-    F = Matrix(dtype, n, len(vectors), device=device)
-    F.assign(0)
-    for k, v in enumerate(vectors):
-        F.assign(v, cols=k, accum=binary.plus)
+    ``vectors[k]`` (0 where it has no entry); built from one dense block."""
+    be = vectors[0]._be
+    cols = [be.cast(v.to_dense(fill=0), dtypes.lookup(dtype)) for v in vectors]
+    F = Matrix.from_dense(be.xp.stack(cols, axis=1), dtype=dtype, device=device)
+    F.to_sparse_form()
     return F
