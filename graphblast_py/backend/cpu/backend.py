@@ -117,6 +117,15 @@ class CPUBackend(ArrayBackend):
             d = self._user[("jit", op)] = njit(op.func)
         return d
 
+    def _jit_inline(self, op):
+        """The user operator's function compiled to be inlined into the
+        kernels that call it (so a loop over it vectorizes like a built-in)."""
+        d = self._user.get(("inline", op))
+        if d is None:
+            from numba import njit
+            d = self._user[("inline", op)] = njit(inline="always")(op.func)
+        return d
+
     def _check_return(self, op, arg_dtypes, out_dtype):
         """Compile ``op`` for ``arg_dtypes`` and check what it returns: a
         number or bool (never a string or object, which numba would store as
@@ -156,7 +165,7 @@ class CPUBackend(ArrayBackend):
         fn = self._user.get(key)
         if fn is None:
             try:
-                fn = builder(self._jit(key[1]))
+                fn = builder(self._jit_inline(key[1]))
             except Exception as e:  # noqa: BLE001 - report numba's reason clearly
                 raise MissingKernel(f"cannot compile user operator {key[1].name!r} for the CPU "
                                     f"with numba: {e}") from e
@@ -169,10 +178,14 @@ class CPUBackend(ArrayBackend):
         run = self._compiled(("b", op), _kernels().compile_map2)
 
         def f(x, y):
-            x, y = np.broadcast_arrays(np.asarray(x, dtype=in_dtype), np.asarray(y, dtype=in_dtype))
-            out = np.empty(x.shape, dtype=out_dtype)
-            run(np.ascontiguousarray(x).reshape(-1), np.ascontiguousarray(y).reshape(-1),
-                out.reshape(-1))
+            x, y = np.asarray(x, dtype=in_dtype), np.asarray(y, dtype=in_dtype)
+            if x.ndim and y.ndim and x.shape != y.shape:
+                x, y = np.broadcast_arrays(x, y)
+            elif not x.ndim and not y.ndim:
+                y = y.reshape(1)
+            out = np.empty(x.shape if x.ndim else y.shape, dtype=out_dtype)
+            run(np.ascontiguousarray(x).reshape(-1) if x.ndim else x,
+                np.ascontiguousarray(y).reshape(-1) if y.ndim else y, out.reshape(-1))
             return out
         return f
 
@@ -315,8 +328,8 @@ class CPUBackend(ArrayBackend):
         ks = self._user.get(fkey)
         if ks is None:
             note_compile("cpu", "user operator kernels")
-            ks = _kernels().specialise(self._jit(mon.op) if user_add else None,
-                                       self._jit(mult) if user_mult else None)
+            ks = _kernels().specialise(self._jit_inline(mon.op) if user_add else None,
+                                       self._jit_inline(mult) if user_mult else None)
             ks = self._user[fkey] = _UserKernels(semiring, ks)
         return ks
 

@@ -256,11 +256,31 @@ def compile_segment_reduce(f):
 
 
 def compile_map2(f):
+    """``out = f(x, y)`` elementwise; either operand may be a 0-d array (a
+    bound scalar: never broadcast into memory)."""
     @njit
     def map2(x, y, out):
         for t in range(out.shape[0]):
             out[t] = f(x[t], y[t])
-    return map2
+
+    @njit
+    def map2_left(s, y, out):
+        for t in range(out.shape[0]):
+            out[t] = f(s, y[t])
+
+    @njit
+    def map2_right(x, s, out):
+        for t in range(out.shape[0]):
+            out[t] = f(x[t], s)
+
+    def run(x, y, out):
+        if x.ndim == 0:
+            map2_left(x[()], y, out)
+        elif y.ndim == 0:
+            map2_right(x, y[()], out)
+        else:
+            map2(x, y, out)
+    return run
 
 
 def compile_map1(f):
