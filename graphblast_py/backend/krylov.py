@@ -93,7 +93,7 @@ class ComponentLanczos:
             w = f.matvec(self.op, q)
             a = f.dot(w, q)
             f.update(w, a, self.b_prev, q, q if self.q_prev is None else self.q_prev)
-            f.scalars(a, f.dot(w, w), self.b_prev, self.anorm, self.active, self.inv,
+            f.scalars(a, f.dot(w, w, 1), self.b_prev, self.anorm, self.active, self.inv,
                       self.alpha[j], self.beta[j], self.eps)
             nxt = self._next(w)
             f.scale(w, self.inv, nxt)

@@ -3,7 +3,7 @@ common case of one large connected component).  A step is six launches and
 no host read: the sparse product by cuSPARSE's SpMV with its matrix
 descriptor and work buffer made once per run (``cupyx``'s ``A @ q`` makes
 them anew on every call, about 0.1 ms of host time), the two inner products
-as one-pass reductions left on the device, the update, the scalar step (β,
+by cuBLAS with the results left on the device, the update, the scalar step (β,
 the breakdown test, 1/β) and the scaling as small kernels.  Used by
 ``backend/krylov.py``'s :class:`ComponentLanczos` through
 ``GPUBackend.lanczos_fused``."""
@@ -11,9 +11,8 @@ import cupy as cp
 import numpy as np
 from cupy._core import _dtype
 from cupy_backends.cuda.libs import cusparse as _cusparse
+from cupy import cublas
 from cupyx import cusparse
-
-_dot = cp.ReductionKernel("T x, T y", "T z", "x * y", "a + b", "z = a", "0", "gb_lanczos_dot")
 
 _update = cp.ElementwiseKernel(
     "raw T a, raw T b, T q, T qp", "T w",
@@ -55,6 +54,7 @@ class FusedLanczos:
 
     def __init__(self):
         self._spmv = None
+        self._dots = {}
 
     def matvec(self, A, q):
         """A q into a buffer reused from step to step (``q`` never aliases it:
@@ -68,9 +68,15 @@ class FusedLanczos:
         run(q)
         return out
 
-    def dot(self, u, v):
-        """u · v as a one-element device array."""
-        return _dot(u, v).reshape(1)
+    def dot(self, u, v, slot=0):
+        """u · v into a one-element device array (cuBLAS with the result on
+        the device: no host read); ``slot`` picks the buffer, reused by the
+        next step (the kernels that read it run before, in stream order)."""
+        key = (slot, u.dtype)
+        out = self._dots.get(key)
+        if out is None:
+            out = self._dots[key] = cp.empty(1, dtype=u.dtype)
+        return cublas.dot(u, v, out=out)
 
     def update(self, w, a, b, q, qp):
         """w ← w − a q − b q_prev (a, b one-element device arrays)."""
