@@ -35,7 +35,8 @@ class Matrix:
     _is_vector = False
     keep_csc = True   # class-wide default; set A.keep_csc = False to save memory
 
-    def __init__(self, dtype=dtypes.FP64, nrows=0, ncols=0, *, device=None):
+    def __init__(self, dtype: str | np.dtype | type = dtypes.FP64, nrows: int = 0,
+                 ncols: int = 0, *, device: str | None = None) -> None:
         self.dtype = dtypes.lookup(dtype)
         self.nrows = check_size(nrows, "Matrix nrows")
         self.ncols = check_size(ncols, "Matrix ncols")

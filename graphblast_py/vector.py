@@ -50,7 +50,8 @@ class Vector:
     __slots__ = ("_be", "size", "dtype", "_form", "_idx", "_vals", "_pres", "_nvals",
                  "_nv_hi", "__weakref__")
 
-    def __init__(self, dtype=dtypes.FP64, size=0, *, device=None, form="sparse"):
+    def __init__(self, dtype: str | np.dtype | type = dtypes.FP64, size: int = 0, *,
+                 device: str | None = None, form: str = "sparse") -> None:
         self.dtype = dtypes.lookup(dtype)
         self.size = check_size(size, "Vector size")
         self._be = backend_for(device)
