@@ -50,9 +50,14 @@ def deadline(seconds):
 
 
 def free_memory(device):
-    """Free bytes on ``device`` (the backend's ``free_bytes``); None if unknown."""
+    """Bytes a run on ``device`` can allocate now; None if unknown.  The
+    CPU: the backend's ``free_bytes`` (MemAvailable); the GPU: its
+    ``max_alloc_bytes``, the free device memory plus what the memory pool
+    holds unused from earlier runs (without it a large graph's later runs
+    were skipped as not fitting while the pool held most of the memory)."""
     try:
-        return backend.get(device).free_bytes()
+        be = backend.get(device)
+        return be.max_alloc_bytes() if device == "gpu" else be.free_bytes()
     except Exception:  # noqa: BLE001 - no such device: unknown
         return None
 
