@@ -159,7 +159,8 @@ def extreme_eigenpairs(A, k, which, *, tol, block, ncv, max_restarts, seed, vect
     op = sparse_operator(A)
     try:
         r = _krylov.krylov_schur(be.xp, op, n, np.float64, k, which, tol, block, ncv,
-                                 max_restarts, rng, be.to_host, vectors, verify, progress)
+                                 max_restarts, rng, be.to_host, vectors, verify, progress,
+                                 fused=be.lanczos_fused())
     except _krylov._NoConvergence as e:
         raise ConvergenceError(
             f"eigvalsh: the {k} wanted Ritz pairs did not converge to tol={tol:g} within "

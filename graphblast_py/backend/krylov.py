@@ -195,7 +195,7 @@ class KrylovSchurResult:
 
 
 def krylov_schur(xp, op, n, dtype, k, which, tol, block, ncv, max_restarts, rng, to_host,
-                 want_vectors, verify=True, progress=None):
+                 want_vectors, verify=True, progress=None, fused=None):
     """The k wanted eigenpairs of the symmetric operator ``op`` (n × n) by
     thick-restart block Lanczos.  Returns a :class:`KrylovSchurResult`
     (``values`` ascending, host; ``vectors`` a (k, n) device array or None)
@@ -223,7 +223,11 @@ def krylov_schur(xp, op, n, dtype, k, which, tol, block, ncv, max_restarts, rng,
     outside the first converged set, as seen from a random start, so a copy
     of an eigenvalue that the first start never saw (multiplicity above the
     block size) comes out there; this repeats until the k most wanted agree
-    with the previous round."""
+    with the previous round.
+
+    ``fused``: the backend's Lanczos kernels or None; with a block of one
+    vector their sparse product (descriptors made once) is used, and the
+    new basis vector is scaled on the device (no Cholesky, no upload)."""
     eps = float(np.finfo(np.float64).eps)
     b = block
     m = ncv
@@ -273,8 +277,10 @@ def krylov_schur(xp, op, n, dtype, k, which, tol, block, ncv, max_restarts, rng,
     while True:
         j = l
         while j < m:
-            Vb = V[j:j + b]
-            W = xp.ascontiguousarray((op @ Vb.T).T)
+            if b == 1 and fused is not None:    # into a reused buffer, rewritten below
+                W = fused.matvec(op, V[j]).reshape(1, n)
+            else:
+                W = xp.ascontiguousarray((op @ V[j:j + b].T).T)
             matvecs += b
             P = V[:j + b]
             C = P @ W.T
@@ -287,10 +293,17 @@ def krylov_schur(xp, op, n, dtype, k, which, tol, block, ncv, max_restarts, rng,
             G = both[(j + b) * b:].reshape(b, b)
             Hc[:j + b, j:j + b] = C
             anorm[0] = max(anorm[0], float(np.abs(C).sum(axis=0).max()))
-            R = _cholesky_upper(G, 1e3 * eps * max(anorm[0], 1e-300))
-            if R is not None:           # well conditioned: V_new = R^-T W (Cholesky QR)
-                V[j + b:j + 2 * b] = xp.asarray(np.linalg.inv(R).T) @ W
-            else:                       # rank loss or ill conditioning: row by row
+            floor = 1e3 * eps * max(anorm[0], 1e-300)
+            R = None
+            if b == 1:                  # one vector: normalise it on the device
+                if G[0, 0] > floor * floor:
+                    R = np.sqrt(G)
+                    xp.multiply(W[0], 1.0 / float(R[0, 0]), out=V[j + 1])
+            else:
+                R = _cholesky_upper(G, floor)
+                if R is not None:       # well conditioned: V_new = R^-T W (Cholesky QR)
+                    V[j + b:j + 2 * b] = xp.asarray(np.linalg.inv(R).T) @ W
+            if R is None:               # vanished, rank loss or ill conditioning: row by row
                 R = orthonormalise_rows(W, j + b)
             Hc[j + b:j + 2 * b, j:j + b] = R
             j += b
