@@ -35,6 +35,15 @@ class Mask:
         truthy for a value mask); the caller applies ``complement``."""
         return self.parent._mask_keys(self.structure)
 
+    def dense_parts(self):
+        """``(array, complement)``: a dense bool array over the parent's
+        positions and whether the mask is its complement -- for kernels that
+        test ``array[i] != complement`` themselves, so no complemented copy is
+        made."""
+        if self._dense is not None:
+            return self._dense, False
+        return self.parent._mask_dense(self.structure), self.complement
+
     def dense(self):
         """Dense bool array over the parent's positions, complement applied
         (vectors only)."""

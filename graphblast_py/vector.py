@@ -157,8 +157,9 @@ class Vector:
         self._check_dense_alloc()
         vals = be.zeros(self.size, self.dtype)
         pres = be.zeros(self.size, bool)
-        vals[self._idx] = self._vals
-        pres[self._idx] = True
+        if self._idx.shape[0]:
+            vals[self._idx] = self._vals
+            pres[self._idx] = True
         if self._idx.shape[0] >= DENSE_FRACTION * self.size:
             self._set_dense(vals, pres, self._idx.shape[0])
         return vals, pres
@@ -207,6 +208,10 @@ class Vector:
         """
         from .indexing import coo_arrays
         be = backend_for(device)
+        if be.dense_vectors and dup_op is None and _on_host(indices) and _on_host(values):
+            # host data for a device that waits to check or sort: check and
+            # sort it on the host (the same rules), then move it over once
+            return cls.from_coo(indices, values, size, dtype=dtype, device="cpu").to(be.name)
         idx, vals, dtype = coo_arrays(be, (indices,), values, dtype, "Vector.from_coo")
         idx = idx[0]
         size = _infer_size(be, idx, size, "Vector.from_coo", "indices")
@@ -405,6 +410,13 @@ class Vector:
                 f"device={self.device!r} form={self._form!r} {{{items}{more}}}>")
 
     # operation methods are attached in operations/__init__.py
+
+
+def _on_host(x):
+    """Python scalars, lists, tuples and NumPy arrays (not device arrays)."""
+    if isinstance(x, (list, tuple)):
+        return all(_on_host(e) for e in x[:8])
+    return isinstance(x, (bool, int, float, np.ndarray, np.generic))
 
 
 def _is_scalar_index(index):

@@ -37,14 +37,18 @@ class MatVecMixin:
         m = semiring.mult
         return (m.reads_y, m.reads_x) if swap else (m.reads_x, m.reads_y)
 
-    def push(self, P, x, semiring, allowed, swap, out_dtype, n_out, structure_only=True):
+    def push(self, P, x, semiring, allowed, swap, out_dtype, n_out, structure_only=True,
+             complement=False):
         """Push for ``mxv``/``vxm``, as a result for the output rule.  ``x`` is
         a :class:`SparseResult` (indices, values), or, where
         ``dense_vectors`` is set, possibly a :class:`DenseVectorResult`
         (values, presence) -- the frontier as it is stored.  Here: the
         sorted :meth:`spmspv_push` result; a backend may return a
         :class:`DenseVectorResult` instead (no compaction, no device wait).
-        The result holds no entry that ``allowed`` forbids."""
+        The result holds no entry that the mask forbids: ``allowed`` (a bool
+        array over the outputs, or None), or its complement (``complement``)."""
+        if complement and allowed is not None:
+            allowed = ~allowed
         if isinstance(x, DenseVectorResult):
             vals, pres = x
             idx = self.arange(vals.shape[0]) if pres is None else self.xp.flatnonzero(pres)
@@ -53,11 +57,14 @@ class MatVecMixin:
                                               n_out, structure_only=structure_only))
 
     def pull(self, R, x, semiring, allowed, swap, out_dtype, structure_only=True,
-             early_exit=True):
+             early_exit=True, complement=False):
         """Pull for ``mxv``/``vxm`` as a :class:`DenseVectorResult`;
-        ``allowed`` a bool array over the output rows (the mask) or None.
-        Here the allowed rows are listed for :meth:`spmv_pull`; a backend
-        whose pull kernel tests the mask itself hands it over unlisted."""
+        ``allowed`` a bool array over the output rows (the mask; its
+        complement with ``complement``) or None.  Here the allowed rows are
+        listed for :meth:`spmv_pull`; a backend whose pull kernel tests the
+        mask itself hands it over unlisted."""
+        if allowed is not None:
+            allowed = ~allowed if complement else allowed
         rows = None if allowed is None else self.xp.flatnonzero(allowed)
         return DenseVectorResult(*self.spmv_pull(R, x, semiring, rows, swap, out_dtype,
                                                  structure_only=structure_only,

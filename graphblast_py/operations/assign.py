@@ -86,6 +86,9 @@ def _assign(C, value, index_args, mask, accum, replace):
             if C.size > 1 << 26:
                 be.check_alloc(C.size * (np.asarray(s).dtype.itemsize + C.dtype.itemsize + 1),
                                f"{what} of a scalar to all {C.size} positions")
+            # in C's type already unless an accum must see the scalar's own
+            if accum is None:
+                s = np.asarray(s).astype(C.dtype, casting="unsafe")[()]
             T = DenseVectorResult(be.full(C.size, s, np.asarray(s).dtype), None)
         else:
             T = value._view()

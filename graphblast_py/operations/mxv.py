@@ -103,19 +103,20 @@ def _matvec(what, A, u, semiring, mask, accum, replace, out, direction, pull_inp
         stats.record(what, direction, switches={"structure_only": structure_only,
                                                 "mask_first": mask_first,
                                                 "early_exit": early_exit})
+    # the mask as a dense array the kernel tests (and whether it is the complement)
+    allowed, comp = kmask.dense_parts() if kmask is not None else (None, False)
     if direction == "push":
         P = A._csr(reads_a) if swap else A._csc_arrays(reads_a)
-        allowed = kmask.dense() if kmask is not None else None
         # the frontier as stored when the backend's push takes a dense one (no
         # conversion, no device wait), else its sorted indices
         x = u._view() if be.dense_vectors else SparseResult(*u._sparse())
         T = be.push(P, x, semiring, allowed, swap, out_dtype, n_out,
-                    structure_only=structure_only)
+                    structure_only=structure_only, complement=comp)
     else:
         R = A._csc_arrays(reads_a) if swap else A._csr(reads_a)
         src = pull_input if pull_input is not None else u
-        T = be.pull(R, src._dense(), semiring, kmask.dense() if kmask is not None else None,
-                    swap, out_dtype, structure_only=structure_only, early_exit=early_exit)
+        T = be.pull(R, src._dense(), semiring, allowed, swap, out_dtype,
+                    structure_only=structure_only, early_exit=early_exit, complement=comp)
     # the kernel applied the mask it was given (mask_first): the output rule
     # trusts it and, with replace or into an empty out, takes T as it is
     return finish(out, T, out_dtype, (n_out,), be, mask, accum, replace, True,

@@ -179,10 +179,10 @@ def _write_dense_vector(out, T, mask, accum, replace):
             rv, rp = zv, (m if zp is None else zp & m)
             hi = min(z_hi, m_hi)
         else:
-            rv = xp.where(m, zv, cv)
-            if zp is None:
-                rp = None if cp is None else (cp | m)
+            if zp is None:              # every position of Z present (a scalar assign)
+                rv, rp = be.masked_merge(m, zv, cv, cp)
             else:
+                rv = xp.where(m, zv, cv)
                 rp = xp.where(m, zp, cp if cp is not None else True)
             hi = min(n, c_hi + min(z_hi, m_hi))
     out._assign_result(DenseVectorResult(rv, rp), hi)

@@ -2,7 +2,7 @@
 matrix or vector to a scalar (the monoid's identity when empty)."""
 import numpy as np
 
-from ..results import SparseResult
+from ..results import DenseVectorResult, SparseResult
 from .common import as_monoid, check_replace, check_user_op, finish, prepare
 
 
@@ -44,6 +44,13 @@ def reduce_scalar(x, monoid):
     if not x._is_vector and x.form == "sparse" and x._vals is None and not monoid.is_user \
             and monoid.name in ("any", "min", "max", "lor", "land") and x.nvals:
         return be.cast(be.full(1, x._iso, x.dtype), dt)[0].item()
-    _, vals = x._keys_vals()
+    view = x._view() if x._is_vector else None
+    if (be.dense_vectors and isinstance(view, DenseVectorResult) and view.present is not None
+            and not monoid.is_user and monoid.name == "plus"):
+        # a dense vector with holes: add zeros for the holes instead of
+        # listing the entries (listing waits on the device to size the list)
+        vals = be.xp.where(view.present, view.vals, view.vals.dtype.type(0))
+    else:
+        _, vals = x._keys_vals()
     r = be.reduce(monoid, vals, dt)
     return r.item() if hasattr(r, "item") else r

@@ -219,7 +219,27 @@ class GPUBackend(ArrayBackend):
         return np.asarray(a).reshape(-1)[0].item()
 
     def count_nonzero(self, a):
-        return int(cupy.count_nonzero(a))
+        """Entries of ``a`` that are nonzero; a bool array is counted by one
+        small kernel (then one read of the count)."""
+        if a.dtype != _BOOL or a.ndim != 1 or a.shape[0] == 0:
+            return int(cupy.count_nonzero(a))
+        out = cupy.zeros(1, dtype=np.uint64)
+        self._fn(("count",), K.count_source, "count_true")(
+            _grid_capped(a.shape[0]), (K.BLOCK,), (_c(a), np.int64(a.shape[0]), out))
+        return int(out[0])
+
+    _MERGE = None
+
+    def masked_merge(self, m, z, c, cp):
+        """One elementwise kernel for ``(where(m, z, c), cp | m)``."""
+        if cp is None or z.dtype != c.dtype:
+            return super().masked_merge(m, z, c, cp)
+        k = GPUBackend._MERGE
+        if k is None:
+            k = GPUBackend._MERGE = cupy.ElementwiseKernel(
+                "bool m, T z, T c, bool cp", "T rv, bool rp",
+                "rv = m ? z : c; rp = m || cp;", "gb_masked_merge")
+        return k(m, z, c, cp)
 
     def free_bytes(self):
         """Free device memory now (cudaMemGetInfo), in bytes."""
@@ -394,10 +414,14 @@ class GPUBackend(ArrayBackend):
         return out
 
     def reduce(self, monoid, vals, out_dtype):
-        """Whole-array reduction in passes of REDUCE_CHUNK-long segments."""
+        """Whole-array reduction: ``plus`` by one CuPy sum, the others in
+        passes of REDUCE_CHUNK-long segments."""
         if vals.shape[0] == 0:
             return monoid.identity(out_dtype)
         vals = self.cast(vals, out_dtype)
+        if not monoid.is_user and monoid.name == "plus":
+            # one CuPy reduction (a sum in the output type, bool: or)
+            return self.to_host(cupy.sum(vals, dtype=vals.dtype))[()]
         while vals.shape[0] > 1:
             starts = cupy.arange(0, vals.shape[0], self.REDUCE_CHUNK, dtype=np.int64)
             vals = self.segment_reduce(monoid, vals, starts)
@@ -447,20 +471,22 @@ class GPUBackend(ArrayBackend):
 
     # ------------------------------------------------------------ mxv: pull
     def pull(self, R, x, semiring, allowed, swap, out_dtype, structure_only=True,
-             early_exit=True):
+             early_exit=True, complement=False):
         """The pull kernel tests the dense mask ``allowed`` itself: no row list
         is built, nothing waits on the device."""
         return DenseVectorResult(*self.spmv_pull(R, x, semiring, allowed, swap, out_dtype,
                                                  structure_only=structure_only,
-                                                 early_exit=early_exit))
+                                                 early_exit=early_exit,
+                                                 rows_complement=complement))
 
     def spmv_pull(self, R, x, semiring, rows, swap, out_dtype, structure_only=True,
-                  early_exit=True):
+                  early_exit=True, rows_complement=False):
         """As :meth:`ArrayBackend.spmv_pull`; ``rows`` may also be a bool
-        array over the rows (a dense mask), which the kernel tests."""
+        array over the rows (a dense mask, left out where it is
+        ``rows_complement``), which the kernel tests."""
         if not self._kernel_ok(semiring):
             if rows is not None and rows.dtype == _BOOL:
-                rows = cupy.flatnonzero(rows)
+                rows = cupy.flatnonzero(~rows if rows_complement else rows)
             with _OOM("the pull SpMV (vectorized path)"):
                 return super().spmv_pull(R, x, semiring, rows, swap, out_dtype,
                                          structure_only=structure_only, early_exit=early_exit)
@@ -501,7 +527,7 @@ class GPUBackend(ArrayBackend):
             _c(xvals) if read_x else self._dummy(tx), np.int32(read_x),
             _c(xpres) if xpres is not None else self._dummy(_BOOL), np.int32(xpres is not None),
             rws, np.int32(all_rows), np.int64(nlist), alw, np.int32(has_alw),
-            outv, outp, np.int32(keep), self._sink))
+            np.int32(bool(rows_complement) and has_alw), outv, outp, np.int32(keep), self._sink))
         self.last_kernel = ("pull", read_a, early, masked)
         return outv, outp
 
@@ -522,17 +548,20 @@ class GPUBackend(ArrayBackend):
             return 2
         return None
 
-    def push(self, P, x, semiring, allowed, swap, out_dtype, n_out, structure_only=True):
+    def push(self, P, x, semiring, allowed, swap, out_dtype, n_out, structure_only=True,
+             complement=False):
         """Push as a dense result (the kernel's accumulator and flags): no
         compaction, nothing waits on the device.  ``x`` a SparseResult or a
         DenseVectorResult (a dense frontier as stored)."""
         return self.spmspv_push(P, x, semiring, allowed, swap, out_dtype, n_out,
-                                structure_only=structure_only, as_result=True)
+                                structure_only=structure_only, as_result=True,
+                                allowed_complement=complement)
 
     def spmspv_push(self, P, x, semiring, allowed, swap, out_dtype, n_out, structure_only=True,
-                    as_result=False):
+                    as_result=False, allowed_complement=False):
         """As :meth:`ArrayBackend.spmspv_push`; ``x`` may also be a
-        :class:`DenseVectorResult` (values, presence) over the input positions.
+        :class:`DenseVectorResult` (values, presence) over the input positions;
+        ``allowed_complement``: ``allowed`` marks the outputs left out.
         ``as_result``: return a result for the output rule (a
         DenseVectorResult from the kernel) instead of sorted (idx, vals)."""
         out_dtype = np.dtype(out_dtype)
@@ -547,6 +576,8 @@ class GPUBackend(ArrayBackend):
             nf = xidx.shape[0]
         mode = self._push_mode(semiring, out_dtype) if self._kernel_ok(semiring) else None
         if mode is None or nf >= _INT32_MAX:
+            if allowed is not None and allowed_complement:
+                allowed = ~allowed
             if dense_x:
                 idx = cupy.arange(nf, dtype=np.int64) if xpres is None else cupy.flatnonzero(xpres)
                 x = (idx, xvals[idx])
@@ -582,8 +613,10 @@ class GPUBackend(ArrayBackend):
                 acc = cupy.full(n_out, _atomic_fill(semiring.monoid, out_dtype), dtype=out_dtype)
             elif mode == 4:
                 acc = cupy.ones(n_out, dtype=out_dtype)
-            else:
+            elif mode == 3:
                 acc = cupy.zeros(n_out, dtype=out_dtype)
+            else:       # any: every flagged output is written; the rest are absent
+                acc = cupy.empty(n_out, dtype=out_dtype)
             flags = cupy.zeros(n_out, dtype=bool)
             win = cupy.full(n_out, _INT32_MAX, dtype=np.int32) if mode == 1 else \
                 self._dummy(_I32)
@@ -593,7 +626,9 @@ class GPUBackend(ArrayBackend):
                     np.int32(dense_x), _c(xvals) if read_x else self._dummy(tx),
                     np.int32(read_x), off, np.int64(nf),
                     _c(allowed) if allowed is not None else self._dummy(_BOOL),
-                    np.int32(allowed is not None), acc, flags, win, np.int32(0),
+                    np.int32(allowed is not None),
+                    np.int32(bool(allowed_complement) and allowed is not None),
+                    acc, flags, win, np.int32(0),
                     np.int32(keep), self._sink]
             grid = _grid_capped(ix.shape[0])
             fn(grid, (K.BLOCK,), tuple(args))

@@ -251,21 +251,21 @@ __device__ __forceinline__ TOUT prod_op(TA a, TX xv, i64 r, i64 c) {
 // one thread per listed row, grid-stride (any grid size covers every row);
 // early exit (EARLY) at the terminal value / first term.  Rows: the list
 // `rows` or all rows (all_rows), of which only those the dense mask
-// `allowed` lets through (has_allowed) -- the mask is tested here, so it is
-// never listed on the host.  keep_a (structure_only=False): every A value is
+// `allowed` lets through (has_allowed; with comp, those it marks are the
+// ones left out) -- the mask is tested here, so it is never listed on the host.  keep_a (structure_only=False): every A value is
 // loaded and summed into chk, whose only use is a dummy store, so the
 // compiler keeps the loads.
 extern "C" __global__ void pull_thread(
     const IP* __restrict__ indptr, const IX* __restrict__ indices,
     const TA* __restrict__ avals, int read_a, const TX* __restrict__ xvals, int read_x,
     const bool* __restrict__ xpres, int has_pres, const i64* __restrict__ rows, int all_rows,
-    i64 nlist, const bool* __restrict__ allowed, int has_allowed,
+    i64 nlist, const bool* __restrict__ allowed, int has_allowed, int comp,
     TOUT* __restrict__ outv, bool* __restrict__ outp, int keep_a, bool* __restrict__ sink)
 {
     i64 stride = (i64)gridDim.x * blockDim.x;
     for (i64 t = (i64)blockIdx.x * blockDim.x + threadIdx.x; t < nlist; t += stride) {
         i64 r = all_rows ? t : rows[t];
-        if (has_allowed && !allowed[r]) continue;
+        if (has_allowed && allowed[r] == (bool)comp) continue;
         i64 p1 = (i64)indptr[r + 1];
         bool found = false;
         TOUT acc = (TOUT)0;
@@ -293,14 +293,14 @@ extern "C" __global__ void pull_warp(
     const IP* __restrict__ indptr, const IX* __restrict__ indices,
     const TA* __restrict__ avals, int read_a, const TX* __restrict__ xvals, int read_x,
     const bool* __restrict__ xpres, int has_pres, const i64* __restrict__ rows, int all_rows,
-    i64 nlist, const bool* __restrict__ allowed, int has_allowed,
+    i64 nlist, const bool* __restrict__ allowed, int has_allowed, int comp,
     TOUT* __restrict__ outv, bool* __restrict__ outp, int keep_a, bool* __restrict__ sink)
 {
     int lane = threadIdx.x & 31;
     i64 nwarps = ((i64)gridDim.x * blockDim.x) >> 5;
     for (i64 w = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5; w < nlist; w += nwarps) {
         i64 r = all_rows ? w : rows[w];
-        if (has_allowed && !allowed[r]) continue;
+        if (has_allowed && allowed[r] == (bool)comp) continue;
         i64 p0 = (i64)indptr[r], p1 = (i64)indptr[r + 1];
         bool found = false;
         TOUT acc = (TOUT)0;
@@ -394,7 +394,7 @@ extern "C" __global__ void push_edges(
     const IP* __restrict__ indptr, const IX* __restrict__ indices,
     const TA* __restrict__ pvals, int read_a, const i64* __restrict__ xidx, int dense_x,
     const TX* __restrict__ xvals, int read_x, const i64* __restrict__ off, i64 nf,
-    const bool* __restrict__ allowed, int has_allowed, TOUT* __restrict__ acc,
+    const bool* __restrict__ allowed, int has_allowed, int comp, TOUT* __restrict__ acc,
     bool* __restrict__ flags, int* __restrict__ win, int phase, int keep_a,
     bool* __restrict__ sink)
 {
@@ -410,7 +410,7 @@ extern "C" __global__ void push_edges(
         i64 c = dense_x ? t : xidx[t];
         i64 p = (i64)indptr[c] + (e - off[t]);
         i64 r = (i64)indices[p];
-        if (has_allowed && !allowed[r]) continue;
+        if (has_allowed && allowed[r] == (bool)comp) continue;
 #if MODE == 1
         if (phase == 0) { atomicMin(win + r, (int)t); flags[r] = true; continue; }
         if (win[r] != (int)t) continue;
@@ -634,6 +634,26 @@ extern "C" __global__ void seg_2d(const TOUT* __restrict__ vals, const i64* __re
 def segreduce_source(op, t):
     return (_COMMON + _typedefs(TOUT=t) + "#define IS_ANY 0\n#define HAS_TERM 0\n"
             "#define TERM ((TOUT)0)\n" + _COMBINE + _add_fn(op) + _warp_fns(t) + _SEG)
+
+
+# ---------------------------------------------------------------- counting
+_COUNT = r"""
+// number of true entries of a bool array: grid-stride partial counts, a warp
+// sum, one atomic per warp
+extern "C" __global__ void count_true(const bool* __restrict__ a, i64 n,
+                                      unsigned long long* __restrict__ out)
+{
+    unsigned long long c = 0;
+    i64 stride = (i64)gridDim.x * blockDim.x;
+    for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) c += a[i];
+    for (int d = 16; d > 0; d >>= 1) c += __shfl_down_sync(FULL_MASK, c, d);
+    if ((threadIdx.x & 31) == 0 && c) atomicAdd(out, c);
+}
+"""
+
+
+def count_source():
+    return _COMMON + _COUNT
 
 
 # ---------------------------------------------------------------- structure
