@@ -20,17 +20,18 @@ the raw frequencies σ0..σ15 of every vertex are
     σ7 = A ((d−1)(d−2)/2)        σ15 = number of 4-cliques containing i
 
 (all divisions exact, int64).  No product is stored beyond C (nnz(A)
-entries): with f(x) = x(x − 1)/2 and the fused ``mxm_reduce``
-(w_i = Σ_j f((A B)_ij) over the entries of the product, never kept),
+entries).  C and σ13 come from ``graphblast_py.graphlets.common_neighbours``
+(the CPU lists each triangle once): in σ13, A(C − A) under the mask A sums,
+for each edge (i, j), C_kj − 1 over the common neighbours k of i and j (k ~ j,
+so C_kj ≥ 1), i.e. σ13 = Σ over the triangles {i, j, k} at i of C_jk − 1.
+With f(x) = x(x − 1)/2 and the fused ``mxm_reduce`` (w_i = Σ_j f((A B)_ij)
+over the entries of the product, which is never kept):
 
     σ12 = Σ_j f((A²)_ij) − f(d_i)       (the diagonal of A² is d; f(0) = 0)
-    σ13 = Σ_j (A (C − 1))_ij / 2 over the mask A
     σ14 = Σ_j f(C_ij)
 
-In σ13, A(C − A) under the mask A equals A(C − 1) on the structure of C (a
-common neighbour k of i and j always has C_kj ≥ 1).  σ15 counts 4-cliques
-directly (``graphblast_py.graphlets.four_cliques_per_vertex``: per oriented
-edge, the edges among the common out-neighbours).
+σ15 counts 4-cliques directly (``graphblast_py.graphlets.four_cliques_per_vertex``:
+per oriented edge, the edges among the common out-neighbours).
 
 The net (orbit) frequencies are a fixed integer transform of the raw ones,
 n = U σ (table ``NET`` below: n5 = σ5 − 2σ9 − σ10 − 2σ12 + 4σ13 + 2σ14 − 6σ15,
@@ -41,7 +42,8 @@ Matrix with every entry stored; ``net=False`` gives the raw frequencies.
 """
 from graphblast_py import InvalidValue, Matrix, UnaryOp, Vector, binary, monoid, semiring
 from graphblast_py.checks import check_bool, check_int, check_matrix
-from graphblast_py.graphlets import four_cliques_per_vertex, simple_pattern, stack_columns
+from graphblast_py.graphlets import (common_neighbours, four_cliques_per_vertex, simple_pattern,
+                                    stack_columns)
 from graphblast_py.progress import progress_bar
 from graphblast_py.hints import GraphLike
 
@@ -84,18 +86,17 @@ def _fglt(A, orbits, net, bar):
     one.assign(1)
     d = P.mxv(one, ps, accum=binary.plus, out=one.apply(binary.times, right=0))
     d1, d2 = d.apply(binary.minus, right=1), d.apply(binary.minus, right=2)
-    C = P.mxm(P, ps, mask=P.S)                                      # C = A ∘ A²
+    C, s13 = common_neighbours(P)                 # C = A ∘ A², σ13
     bar.update()
     s = [one, d, add(P.mxv(d, pt), d, -1), half(mul(d, d1)), half(C.reduce_rowwise(monoid.plus))]
     bar.update()
     if orbits == 16:
-        C1 = C.apply(binary.minus, right=1)
         s += [add(add(P.mxv(s[2], pt), mul(d, d1), -1), s[4], -2),
               add(mul(s[2], d1), s[4], -2), half(P.mxv(mul(d1, d2), pt)),
               half(mul(d, mul(d1, d2)), 6), add(P.mxv(s[4], pt), s[4], -2),
               C.mxv(d2, pt), mul(d2, s[4]),
               add(P.mxm_reduce(P, ps, apply=CHOOSE2), s[3], -1),        # W: A² less diag = d
-              half(P.mxm_reduce(C1, pt, mask=P.S)),
+              s13,
               C.apply(CHOOSE2).reduce_rowwise(monoid.plus), four_cliques_per_vertex(P)]
         bar.update()
     F = stack_columns(s, "int64", P.device)

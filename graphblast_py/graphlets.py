@@ -1,5 +1,6 @@
 """Framework pieces of the Fast Graphlet Transform (``algorithms/fglt.py``):
-the simple-graph check, the per-vertex 4-clique count (σ15) and the stacking
+the simple-graph check, the common-neighbour counts C = A ∘ A², the
+per-vertex 4-clique count (σ15) and the stacking
 of per-vertex frequency vectors into the result matrix.  Framework calls only.
 """
 from . import dtypes
@@ -25,6 +26,20 @@ def simple_pattern(A, what):
         raise InvalidValue(f"{what}: the adjacency matrix is not symmetric; FGLT needs an "
                            "undirected graph (symmetrise it, e.g. A + Aᵀ)")
     return A.dup("int64").apply(unary.one)
+
+
+def common_neighbours(P):
+    """``(C, t)`` for the 0/1 pattern P (symmetric, zero diagonal):
+    C = P ∘ P², on every edge (i, j) the number of common neighbours of i and
+    j, as an int64 Matrix with P's structure (zeros stored); t, a full int64
+    Vector: t(i) = Σ over the triangles {i, j, k} of (C(j, k) − 1), which is
+    ((P ∘ (P (C − P))) e)(i) / 2.  The CPU backend lists each triangle once,
+    from its lowest vertex of the degree orientation; the generic path uses
+    masked dot products."""
+    ip, ix, _ = P._csr(False)
+    c, t = P._be.edge_triangles(ip, ix, sums=True)
+    C = Matrix.from_csr(ip, ix, c, P.ncols, dtype="int64", device=P.device)
+    return C, Vector.from_dense(t, dtype="int64", device=P.device)
 
 
 def four_cliques_per_vertex(P):

@@ -209,6 +209,32 @@ class SpgemmMixin:
         return self.reduce_by_key(monoid, rows, self.cast(self.unary_values(op, v, op_dtype),
                                                           red_dtype), presorted=True)
 
+    def edge_triangles(self, indptr, indices, sums=False):
+        """For every stored entry (i, j) of a symmetric pattern, the number of
+        common neighbours of i and j (int64, CSR order): C = (A ∘ A²)(i, j) by
+        masked dot products.  ``sums=True`` also returns, per vertex i, the sum
+        over the triangles {i, j, k} of C(j, k) - 1, i.e.
+        (sum_j (A (C - 1))(i, j) over the mask A) / 2."""
+        from ..operators import monoid, semiring
+        xp = self.xp
+        n = indptr.shape[0] - 1
+        i64 = np.dtype(np.int64)
+        keys = self.csr_to_keys(indptr, indices, n)
+        out = xp.zeros(keys.shape[0], dtype=np.int64)
+        A = (indptr, indices, None)
+        if keys.shape[0]:
+            k, v = self.spgemm_dot(A, A, semiring.plus_pair, keys, i64, (n, n), n)
+            out[xp.searchsorted(keys, k)] = v
+        if not sums:
+            return out
+        s = xp.zeros(n, dtype=np.int64)
+        if keys.shape[0]:                      # C is symmetric: its CSR is its CSC
+            rows, vals = self.spgemm_reduce_dot(A, (indptr, indices, out - 1),
+                                                semiring.plus_second, keys, i64, (n, n), n,
+                                                None, i64, monoid.plus, i64)
+            s[rows] = vals // 2
+        return out, s
+
     def unary_values(self, op, v, op_dtype):
         return v if op is None else self.unary(op, v, op_dtype)
 

@@ -34,6 +34,9 @@ from .common import as_monoid, as_semiring, check_replace, check_user_op, finish
 # A backend with a cheaper saxpy says so: ``be.saxpy_flop_cost`` (the CPU's
 # Gustavson kernel: 3).
 SAXPY_FLOP_COST = 16
+# the dot kernels intersect two lists by binary searches from the shorter one
+# when it is this many times shorter (backend/cpu/spgemm.py GALLOP_RATIO)
+GALLOP_RATIO = 8
 
 
 def mxm(A, B, semiring, *, mask=None, accum=None, replace=False, out=None, method="auto"):
@@ -153,5 +156,11 @@ def _choose(A, B, mask, flop_cost):
     cp, _, _ = B._csc_arrays(False)
     clen = (cp[1:] - cp[:-1]).astype(np.int64)
     mi, mj = split_keys(mkeys, B.ncols)
-    dot_work = int((alen[mi] + clen[mj]).sum())
+    la, lb = alen[mi], clen[mj]
+    # a merge costs la + lb steps; lists of very unequal length are intersected
+    # by binary searches from the shorter one (about short * log2(long) steps)
+    short, long = np.minimum(la, lb), np.maximum(la, lb)
+    gallop = short * GALLOP_RATIO < long
+    steps = np.where(gallop, short * (1 + np.log2(long + 1)).astype(np.int64), la + lb)
+    dot_work = int(steps.sum())
     return "dot" if dot_work <= flop_cost * flops else "saxpy"

@@ -411,6 +411,8 @@ class CPUBackend(ArrayBackend):
         k = self._loop_kernels(semiring, out_dtype, _dt(av), _dt(bv))
         if k is None:
             return super().spgemm_dot(A, BT, semiring, mask_keys, out_dtype, shape, inner)
+        if self._kernel_ok(semiring, out_dtype):
+            from . import spgemm as k      # merge, or binary searches for unequal lengths
         mrows, mcols = split_keys(mask_keys, shape[1])
         cd = self._compute_dtype(semiring, out_dtype)
         m = semiring.mult
@@ -465,6 +467,27 @@ class CPUBackend(ArrayBackend):
                 return r
         return super().spgemm_reduce(A, B, semiring, mask, out_dtype, shape, op, op_dtype,
                                      monoid, red_dtype, mask_csr)
+
+    def spgemm_reduce_dot(self, A, BT, semiring, mask_keys, out_dtype, shape, inner, op,
+                          op_dtype, monoid, red_dtype):
+        """The fused reduce over masked dot products (cpu/spgemm.py): nothing
+        per mask entry is stored; other cases: the generic path."""
+        if self._kernel_ok(semiring, out_dtype):
+            note_compile("cpu", "kernels")
+            from .spgemm import spgemm_reduce_dot_csr
+            r = spgemm_reduce_dot_csr(self, A, BT, semiring, mask_keys, out_dtype, shape, op,
+                                      op_dtype, monoid, red_dtype, PARALLEL_WORK)
+            if r is not None:
+                return r
+        return super().spgemm_reduce_dot(A, BT, semiring, mask_keys, out_dtype, shape, inner,
+                                         op, op_dtype, monoid, red_dtype)
+
+    def edge_triangles(self, indptr, indices, sums=False):
+        """Common neighbours per stored entry of a symmetric 0/1 pattern (and
+        the per-vertex triangle sums): cpu/spgemm.py, by triangle listing."""
+        note_compile("cpu", "kernels")
+        from .spgemm import edge_triangles
+        return edge_triangles(indptr, indices, sums, PARALLEL_WORK)
 
     def four_cliques(self, indptr, indices):
         """4-cliques containing each vertex of a symmetric 0/1 pattern (int64)."""

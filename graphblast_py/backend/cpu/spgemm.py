@@ -530,3 +530,259 @@ def four_cliques(ip, ix, parallel_work):
     cnts = np.zeros((nacc, n), dtype=np.int64)
     (cliques_parallel if parallel else cliques_serial)(bounds, op, oj, marks, slists, cnts)
     return cnts.sum(axis=0) if nacc > 1 else cnts[0]
+
+
+# ---------------------------------------------------------------- masked dot products
+@njit(inline="always")
+def _lower_bound(a, lo, hi, x):
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if a[mid] < x:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+# a list this many times shorter than the other is intersected by binary
+# searches in the longer one (else: a linear merge)
+GALLOP_RATIO = 8
+
+
+@njit(inline="always")
+def _dot(ai, aj, av, read_a, bi, bj, bv, read_b, i, j, addop, multop, term, has_term, is_any,
+         T):
+    """(found, add_k A(i,k) * B(k,j)) over the common k of row i of A and
+    row j of B^T, k ascending (a merge, or binary searches from the shorter
+    list when the lengths differ by GALLOP_RATIO); stops at the monoid's
+    terminal value or (any) at the first term."""
+    p, pe, q, qe = ai[i], ai[i + 1], bi[j], bi[j + 1]
+    found = False
+    acc = T(0)
+    gallop_a = (pe - p) * GALLOP_RATIO < qe - q
+    gallop_b = (qe - q) * GALLOP_RATIO < pe - p
+    while p < pe and q < qe:
+        ka = aj[p]
+        kb = bj[q]
+        if ka < kb:
+            p = _lower_bound(aj, p + 1, pe, kb) if gallop_b else p + 1
+        elif kb < ka:
+            q = _lower_bound(bj, q + 1, qe, ka) if gallop_a else q + 1
+        else:
+            prod = T(_mult(multop, av[p] if read_a else av[0], bv[q] if read_b else bv[0],
+                           i, ka, j))
+            acc = T(_add(addop, acc, prod)) if found else prod
+            found = True
+            if is_any or (has_term and acc == term):
+                break
+            p += 1
+            q += 1
+    return found, acc
+
+
+@njit(cache=True, parallel=True)
+def dot_parallel(ai, aj, av, read_a, bi, bj, bv, read_b, mrows, mcols, addop, multop, term,
+                 has_term, is_any, outv, outp):
+    """Masked dot-product SpGEMM: for the t-th mask entry (i, j),
+    out[t] = add_k A(i,k) * B(k,j) (row i of A against row j of B^T)."""
+    T = outv.dtype.type
+    for t in prange(mrows.shape[0]):
+        found, acc = _dot(ai, aj, av, read_a, bi, bj, bv, read_b, mrows[t], mcols[t], addop,
+                          multop, term, has_term, is_any, T)
+        if found:
+            outv[t] = acc
+            outp[t] = True
+
+
+@njit(cache=True)
+def dot_serial(ai, aj, av, read_a, bi, bj, bv, read_b, mrows, mcols, addop, multop, term,
+               has_term, is_any, outv, outp):
+    T = outv.dtype.type
+    for t in range(mrows.shape[0]):
+        found, acc = _dot(ai, aj, av, read_a, bi, bj, bv, read_b, mrows[t], mcols[t], addop,
+                          multop, term, has_term, is_any, T)
+        if found:
+            outv[t] = acc
+            outp[t] = True
+
+
+@njit(inline="always")
+def _fused_dot_rows(lo, hi, ai, aj, av, read_a, bi, bj, bv, read_b, mi, mj, addop, multop,
+                    term, has_term, is_any, T, f, redop, outw, outp):
+    R = outw.dtype.type
+    for i in range(lo, hi):
+        found = False
+        w = R(0)
+        for t in range(mi[i], mi[i + 1]):
+            ok, v = _dot(ai, aj, av, read_a, bi, bj, bv, read_b, i, mj[t], addop, multop, term,
+                         has_term, is_any, T)
+            if ok:
+                y = R(f(v))
+                w = R(_add(redop, w, y)) if found else y
+                found = True
+        if found:
+            outw[i] = w
+            outp[i] = True
+
+
+@njit(cache=True, parallel=True)
+def fused_dot_parallel(bounds, ai, aj, av, read_a, bi, bj, bv, read_b, mi, mj, addop, multop,
+                       term, has_term, is_any, acc_dtype_probe, f, redop, outw, outp):
+    """outw[i] = redop over the mask entries (i, j) with a nonempty dot
+    product of f(add_k A(i,k) * B(k,j)); nothing per entry is stored."""
+    T = acc_dtype_probe.dtype.type
+    for b in prange(bounds.shape[0] - 1):
+        _fused_dot_rows(bounds[b], bounds[b + 1], ai, aj, av, read_a, bi, bj, bv, read_b, mi, mj,
+                        addop, multop, term, has_term, is_any, T, f, redop, outw, outp)
+
+
+@njit(cache=True)
+def fused_dot_serial(bounds, ai, aj, av, read_a, bi, bj, bv, read_b, mi, mj, addop, multop,
+                     term, has_term, is_any, acc_dtype_probe, f, redop, outw, outp):
+    T = acc_dtype_probe.dtype.type
+    _fused_dot_rows(0, ai.shape[0] - 1, ai, aj, av, read_a, bi, bj, bv, read_b, mi, mj, addop,
+                    multop, term, has_term, is_any, T, f, redop, outw, outp)
+
+
+def spgemm_reduce_dot_csr(be, A, BT, semiring, mask_keys, out_dtype, shape, op, op_dtype,
+                          monoid, red_dtype, parallel_work):
+    """The fused reduce over a non-complemented mask by masked dot products
+    (see :func:`spgemm_reduce_csr`); None where the kernel does not apply."""
+    ai, aj, av = A
+    bi, bj, bv = BT
+    m = shape[0]
+    out_dtype, red_dtype = np.dtype(out_dtype), np.dtype(red_dtype)
+    if out_dtype == np.uint64 and semiring.mult.opcode in (3, 4):
+        return None
+    if monoid.is_user or monoid.opcode < 0 or red_dtype.kind not in "biuf":
+        return None
+    f = _apply_cfunc(be, op, out_dtype, np.dtype(op_dtype))
+    if f is None:
+        return None
+    _, _, mi, mj = _mask_csr((mask_keys, False), None, m, shape[1])
+    outw = np.zeros(m, dtype=red_dtype)
+    outp = np.zeros(m, dtype=np.bool_)
+    if m and mj.shape[0] and aj.shape[0] and bj.shape[0]:
+        ai = ai.astype(np.int64, copy=False)
+        bi = bi.astype(np.int64, copy=False)
+        lens = np.diff(mi) + np.diff(ai)
+        parallel, bounds, _ = _row_bounds(lens + 1, parallel_work)
+        a, read_a, b, read_b = _operands(be, semiring, out_dtype, av, bv)
+        term, has_term = be._term(semiring, out_dtype)
+        kern = fused_dot_parallel if parallel else fused_dot_serial
+        kern(bounds, ai, aj, a, read_a, bi, bj, b, read_b, mi, mj, semiring.monoid.opcode,
+             semiring.mult.opcode, term, has_term, semiring.monoid.is_any,
+             np.zeros(1, dtype=out_dtype), f, monoid.opcode, outw, outp)
+    rows = np.flatnonzero(outp)
+    return rows.astype(np.int64), outw[rows]
+
+
+# ---------------------------------------------------------------- triangles per edge
+@njit(inline="always")
+def _triangles_from(u, op, oj, mark, cnt):
+    """Each triangle whose lowest-ranked vertex is u (u -> v -> w with u -> w)
+    adds 1 to its three oriented edges in cnt."""
+    for p in range(op[u], op[u + 1]):
+        mark[oj[p]] = p + 1
+    for p in range(op[u], op[u + 1]):
+        v = oj[p]
+        for q in range(op[v], op[v + 1]):
+            r = mark[oj[q]]
+            if r:
+                cnt[p] += 1
+                cnt[r - 1] += 1
+                cnt[q] += 1
+    for p in range(op[u], op[u + 1]):
+        mark[oj[p]] = 0
+
+
+@njit(cache=True, parallel=True)
+def triangles_parallel(bounds, op, oj, marks, cnts):
+    for b in prange(bounds.shape[0] - 1):
+        t = get_thread_id()
+        for u in range(bounds[b], bounds[b + 1]):
+            _triangles_from(u, op, oj, marks[t], cnts[t])
+
+
+@njit(cache=True)
+def triangles_serial(bounds, op, oj, marks, cnts):
+    for u in range(op.shape[0] - 1):
+        _triangles_from(u, op, oj, marks[0], cnts[0])
+
+
+@njit(inline="always")
+def _triangle_sums_from(u, op, oj, mark, tot, s):
+    """For each triangle u -> v -> w (u -> w) found from u, add to each of its
+    vertices the count on the opposite edge less one."""
+    for p in range(op[u], op[u + 1]):
+        mark[oj[p]] = p + 1
+    for p in range(op[u], op[u + 1]):
+        v = oj[p]
+        for q in range(op[v], op[v + 1]):
+            w = oj[q]
+            r = mark[w]
+            if r:
+                s[u] += tot[q] - 1
+                s[v] += tot[r - 1] - 1
+                s[w] += tot[p] - 1
+    for p in range(op[u], op[u + 1]):
+        mark[oj[p]] = 0
+
+
+@njit(cache=True, parallel=True)
+def triangle_sums_parallel(bounds, op, oj, marks, tot, sums):
+    for b in prange(bounds.shape[0] - 1):
+        t = get_thread_id()
+        for u in range(bounds[b], bounds[b + 1]):
+            _triangle_sums_from(u, op, oj, marks[t], tot, sums[t])
+
+
+@njit(cache=True)
+def triangle_sums_serial(bounds, op, oj, marks, tot, sums):
+    for u in range(op.shape[0] - 1):
+        _triangle_sums_from(u, op, oj, marks[0], tot, sums[0])
+
+
+def edge_triangles(ip, ix, sums, parallel_work):
+    """For every stored entry (i, j) of a symmetric pattern (CSR, columns
+    ascending), the number of common neighbours of i and j (int64, in CSR
+    order): (A ∘ A²)(i, j).  Each triangle is found once, from its
+    lowest-ranked vertex of the degree orientation (work about nnz^1.5, not
+    the sum of squared degrees); per thread a marker of n entries and int32
+    counts over the oriented edges (nnz/2).  ``sums=True`` also returns, per
+    vertex i, the sum over the triangles {i, j, k} of C(j, k) - 1 (a second
+    pass; per thread n int64)."""
+    n = ip.shape[0] - 1
+    nnz = ix.shape[0]
+    out = np.zeros(nnz, dtype=np.int64)
+    if n == 0 or nnz == 0:
+        return (out, np.zeros(n, dtype=np.int64)) if sums else out
+    ip64 = ip.astype(np.int64, copy=False)
+    deg = np.diff(ip64)
+    rank = np.empty(n, dtype=np.int64)
+    rank[np.lexsort((np.arange(n), deg))] = np.arange(n, dtype=np.int64)
+    rows = np.repeat(np.arange(n, dtype=np.int64), deg)
+    cols = ix.astype(np.int64)
+    up = np.flatnonzero(rank[rows] < rank[cols])          # CSR positions of u -> v
+    del rank
+    op = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(rows[up], minlength=n), out=op[1:])
+    oj = cols[up]
+    work = _row_work(op, oj, op, np.zeros(1, np.int64), False, False, parallel_work)
+    parallel, bounds, nacc = _row_bounds(work, parallel_work)
+    marks = np.zeros((nacc, n), dtype=np.int64)
+    cnts = np.zeros((nacc, oj.shape[0]), dtype=np.int32)
+    (triangles_parallel if parallel else triangles_serial)(bounds, op, oj, marks, cnts)
+    tot = cnts.sum(axis=0, dtype=np.int64) if nacc > 1 else cnts[0].astype(np.int64)
+    del cnts
+    out[up] = tot
+    # the mirrored entry (v, u) of each u -> v: its position among the sorted keys
+    keys = rows * np.int64(n) + cols
+    out[np.searchsorted(keys, cols[up] * np.int64(n) + rows[up])] = tot
+    del keys, rows, cols
+    if not sums:
+        return out
+    acc = np.zeros((nacc, n), dtype=np.int64)
+    (triangle_sums_parallel if parallel else triangle_sums_serial)(bounds, op, oj, marks, tot,
+                                                                   acc)
+    return out, (acc.sum(axis=0) if nacc > 1 else acc[0])
