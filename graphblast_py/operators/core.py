@@ -83,7 +83,8 @@ class UnaryOp:
 
         ``result`` (see :func:`_check_result`): ``"same"`` (the input type),
         ``"bool"``, or a dtype (``"float64"``, ``np.int32``...): the type of
-        the output values."""
+        the output values.  Afterwards the operator is also ``gb.unary.<name>``
+        (a predefined name is refused; a user-defined one is replaced)."""
         _check_user(name, func, cuda_expr)
         return _publish("unary", cls(name, func=func, cexpr=cuda_expr,
                                      result=_check_result(name, result)))
@@ -124,7 +125,9 @@ class BinaryOp:
         ``BinaryOp.register("absdiff", lambda x, y: abs(x - y), "(x > y ? x - y : y - x)")``.
         ``result`` (see :func:`_check_result`): ``"same"`` (the common input
         type), ``"arith"`` (like ``"same"`` but bool inputs give int64),
-        ``"bool"``, or a dtype (``"float64"``...): the type of the output."""
+        ``"bool"``, or a dtype (``"float64"``...): the type of the output.
+        Afterwards the operator is also ``gb.binary.<name>`` and can be given
+        by name (a predefined name is refused; a user-defined one is replaced)."""
         _check_user(name, func, cuda_expr)
         return _publish("binary", cls(name, func=func, cexpr=cuda_expr,
                                       result=_check_result(name, result, (SAME, BOOL, ARITH))))
@@ -153,7 +156,8 @@ class IndexUnaryOp:
     def register(cls, name, func, cuda_expr=None, result=BOOL):
         """User-defined: ``func(x, i, j, thunk)`` and a CUDA expression over
         ``x, i, j, thunk``; ``result="bool"`` makes it a select predicate;
-        ``"same"`` (the input type) or a dtype for ``apply``."""
+        ``"same"`` (the input type) or a dtype for ``apply``.  Afterwards the
+        operator is also ``gb.indexunary.<name>``."""
         _check_user(name, func, cuda_expr)
         return _publish("indexunary", cls(name, func=func, cexpr=cuda_expr,
                                           result=_check_result(name, result)))
