@@ -159,8 +159,9 @@ def _choose(A, B, mask, flop_cost):
     la, lb = alen[mi], clen[mj]
     # a merge costs la + lb steps; lists of very unequal length are intersected
     # by binary searches from the shorter one (about short * log2(long) steps)
-    short, long = np.minimum(la, lb), np.maximum(la, lb)
+    xp = A._be.xp
+    short, long = xp.minimum(la, lb), xp.maximum(la, lb)
     gallop = short * GALLOP_RATIO < long
-    steps = np.where(gallop, short * (1 + np.log2(long + 1)).astype(np.int64), la + lb)
+    steps = xp.where(gallop, short * (1 + xp.log2(long + 1)).astype(np.int64), la + lb)
     dot_work = int(steps.sum())
     return "dot" if dot_work <= flop_cost * flops else "saxpy"
