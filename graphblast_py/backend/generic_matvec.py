@@ -37,6 +37,10 @@ class MatVecMixin:
         m = semiring.mult
         return (m.reads_y, m.reads_x) if swap else (m.reads_x, m.reads_y)
 
+    # the auto direction's weight of a push edge against a pull edge
+    # (operations/mxv.py: push_cost = d * nvals(u) * push_cost_weight)
+    push_cost_weight = 1.0
+
     def push(self, P, x, semiring, allowed, swap, out_dtype, n_out, structure_only=True,
              complement=False):
         """Push for ``mxv``/``vxm``, as a result for the output rule.  ``x`` is

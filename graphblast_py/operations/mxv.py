@@ -9,8 +9,9 @@
 
 ``direction="auto"`` compares the two estimates (``push_cost = d * nvals(u)``,
 ``pull_cost = d * allowed rows * (1/4 when the monoid can exit early)``, d the
-mean degree; push only when strictly cheaper) -- GraphBLAST's switch; the
-choice is recorded in ``gb.stats``.  Counts not known on the host are taken
+mean degree; push only when strictly cheaper; the backend's
+``push_cost_weight`` scales push's estimate where its per-edge cost differs
+from pull's) -- GraphBLAST's switch; the choice is recorded in ``gb.stats``.  Counts not known on the host are taken
 as their upper bound (see ``Vector._nvals_estimate``): choosing never waits
 on the device.
 
@@ -134,7 +135,7 @@ def _choose(A, u, mask, semiring, n_in, n_out, early_exit=True):
     if nnz == 0:
         return "push"
     d = nnz / max(n_in, 1)
-    push_cost = d * u._nvals_estimate()
+    push_cost = d * u._nvals_estimate() * A._be.push_cost_weight
     if mask is None:
         allowed = n_out
     else:

@@ -129,8 +129,14 @@ class GPUBackend(ArrayBackend):
     needs_cuda_expr = True
     dense_vectors = True
 
-    # pull: mean row length from which a warp (not a thread) handles one row
+    # pull: mean row length from which a warp (not a thread) handles one row;
+    # for a pull that stops at the first term / terminal value (BFS) a thread
+    # per row keeps more rows in flight, so the warp takes over only from
+    # PULL_WARP_MIN_DEGREE_EARLY
     PULL_WARP_MIN_DEGREE = 8
+    PULL_WARP_MIN_DEGREE_EARLY = 8
+    # auto direction: a push edge (atomics, binary search) against a pull edge
+    push_cost_weight = 1.0
     # segment_reduce: mean segment length from which a warp handles a segment
     SEG_WARP_MIN_LEN = 16
     # SpMM work distribution: stored entries per thread in the nonzero split;
@@ -515,8 +521,11 @@ class GPUBackend(ArrayBackend):
         if nlist == 0 or indices.shape[0] == 0:
             return outv, outp
         ip, ix = _c(indptr), _c(indices)
-        warp = indices.shape[0] >= self.PULL_WARP_MIN_DEGREE * max(nrows, 1)
         early = bool(early_exit)
+        stops = early and (semiring.monoid.is_any or
+                           semiring.monoid.terminal(out_dtype) is not None)
+        warp = indices.shape[0] >= (self.PULL_WARP_MIN_DEGREE_EARLY if stops else
+                                    self.PULL_WARP_MIN_DEGREE) * max(nrows, 1)
         key = ("pull", semiring.monoid, semiring.mult, ta, tx, out_dtype, ip.dtype, ix.dtype,
                bool(swap), early)
         fn = self._fn(key, lambda: K.pull_source(semiring, ta, tx, out_dtype, ip.dtype, ix.dtype,
