@@ -41,8 +41,14 @@ class MatVecMixin:
     # (operations/mxv.py: push_cost = d * nvals(u) * push_cost_weight)
     push_cost_weight = 1.0
 
+    def max_row_length(self, indptr):
+        """The longest row of a CSR (0 for none): one device read."""
+        if indptr.shape[0] < 2:
+            return 0
+        return int((indptr[1:] - indptr[:-1]).max())
+
     def push(self, P, x, semiring, allowed, swap, out_dtype, n_out, structure_only=True,
-             complement=False):
+             complement=False, max_row_length=None):
         """Push for ``mxv``/``vxm``, as a result for the output rule.  ``x`` is
         a :class:`SparseResult` (indices, values), or, where
         ``dense_vectors`` is set, possibly a :class:`DenseVectorResult`
@@ -50,7 +56,9 @@ class MatVecMixin:
         sorted :meth:`spmspv_push` result; a backend may return a
         :class:`DenseVectorResult` instead (no compaction, no device wait).
         The result holds no entry that the mask forbids: ``allowed`` (a bool
-        array over the outputs, or None), or its complement (``complement``)."""
+        array over the outputs, or None), or its complement (``complement``).
+        ``max_row_length``: the longest row of P when the caller knows it
+        (a backend may pick its work distribution from it)."""
         if complement and allowed is not None:
             allowed = ~allowed
         if isinstance(x, DenseVectorResult):

@@ -111,8 +111,12 @@ def _matvec(what, A, u, semiring, mask, accum, replace, out, direction, pull_inp
         # the frontier as stored when the backend's push takes a dense one (no
         # conversion, no device wait), else its sorted indices
         x = u._view() if be.dense_vectors else SparseResult(*u._sparse())
+        longest = None
+        if x.__class__ is not SparseResult:     # a dense frontier: tell the backend how
+            longest = A._cached(("max_row_length", swap),     # long P's rows get
+                                lambda: be.max_row_length(P[0]))
         T = be.push(P, x, semiring, allowed, swap, out_dtype, n_out,
-                    structure_only=structure_only, complement=comp)
+                    structure_only=structure_only, complement=comp, max_row_length=longest)
     else:
         R = A._csc_arrays(reads_a) if swap else A._csr(reads_a)
         src = pull_input if pull_input is not None else u

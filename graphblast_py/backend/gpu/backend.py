@@ -137,6 +137,9 @@ class GPUBackend(ArrayBackend):
     PULL_WARP_MIN_DEGREE_EARLY = 8
     # auto direction: a push edge (atomics, binary search) against a pull edge
     push_cost_weight = 1.0
+    # push from a dense frontier: a thread per vertex (no scan) when no row of
+    # the matrix is longer than this (grids, meshes, roads)
+    PUSH_VERTEX_MAX_DEGREE = 32
     # segment_reduce: mean segment length from which a warp handles a segment
     SEG_WARP_MIN_LEN = 16
     # SpMM work distribution: stored entries per thread in the nonzero split;
@@ -558,21 +561,24 @@ class GPUBackend(ArrayBackend):
         return None
 
     def push(self, P, x, semiring, allowed, swap, out_dtype, n_out, structure_only=True,
-             complement=False):
+             complement=False, max_row_length=None):
         """Push as a dense result (the kernel's accumulator and flags): no
         compaction, nothing waits on the device.  ``x`` a SparseResult or a
         DenseVectorResult (a dense frontier as stored)."""
         return self.spmspv_push(P, x, semiring, allowed, swap, out_dtype, n_out,
                                 structure_only=structure_only, as_result=True,
-                                allowed_complement=complement)
+                                allowed_complement=complement, max_row_length=max_row_length)
 
     def spmspv_push(self, P, x, semiring, allowed, swap, out_dtype, n_out, structure_only=True,
-                    as_result=False, allowed_complement=False):
+                    as_result=False, allowed_complement=False, max_row_length=None):
         """As :meth:`ArrayBackend.spmspv_push`; ``x`` may also be a
         :class:`DenseVectorResult` (values, presence) over the input positions;
         ``allowed_complement``: ``allowed`` marks the outputs left out.
         ``as_result``: return a result for the output rule (a
-        DenseVectorResult from the kernel) instead of sorted (idx, vals)."""
+        DenseVectorResult from the kernel) instead of sorted (idx, vals).
+        A dense frontier on a matrix whose rows are at most
+        ``PUSH_VERTEX_MAX_DEGREE`` long (``max_row_length``, when the caller
+        knows it) runs a thread per vertex, with no scan."""
         out_dtype = np.dtype(out_dtype)
         indptr, indices, pvals = P
         dense_x = isinstance(x, DenseVectorResult)
@@ -608,16 +614,19 @@ class GPUBackend(ArrayBackend):
                bool(swap), mode)
         build = lambda: K.push_source(semiring, ta, tx, out_dtype, ip.dtype, ix.dtype,  # noqa: E731
                                       swap, mode)
+        has_pres = dense_x and xpres is not None
+        by_vertex = (dense_x and max_row_length is not None
+                     and max_row_length <= self.PUSH_VERTEX_MAX_DEGREE)
         with _OOM("the push accumulator", n_out):
             if not dense_x:
                 xi = _c(xidx.astype(np.int64, copy=False))
-            d = cupy.empty(nf + 1, dtype=np.int64)
-            has_pres = dense_x and xpres is not None
-            self._fn(key, build, "push_degrees")(
-                _grid(nf + 1), (K.BLOCK,),
-                (ip, xi, np.int32(dense_x), _c(xpres) if has_pres else self._dummy(_BOOL),
-                 np.int32(has_pres), np.int64(nf), d))
-            off = cupy.cumsum(d)
+            if not by_vertex:
+                d = cupy.empty(nf + 1, dtype=np.int64)
+                self._fn(key, build, "push_degrees")(
+                    _grid(nf + 1), (K.BLOCK,),
+                    (ip, xi, np.int32(dense_x), _c(xpres) if has_pres else self._dummy(_BOOL),
+                     np.int32(has_pres), np.int64(nf), d))
+                off = cupy.cumsum(d)
             if mode == 2:
                 acc = cupy.full(n_out, _atomic_fill(semiring.monoid, out_dtype), dtype=out_dtype)
             elif mode == 4:
@@ -630,16 +639,23 @@ class GPUBackend(ArrayBackend):
             win = cupy.full(n_out, _INT32_MAX, dtype=np.int32) if mode == 1 else \
                 self._dummy(_I32)
         if ix.shape[0]:
-            fn = self._fn(key, build, "push_edges")
-            args = [ip, ix, _c(pvals) if read_a else self._dummy(ta), np.int32(read_a), xi,
-                    np.int32(dense_x), _c(xvals) if read_x else self._dummy(tx),
-                    np.int32(read_x), off, np.int64(nf),
-                    _c(allowed) if allowed is not None else self._dummy(_BOOL),
-                    np.int32(allowed is not None),
-                    np.int32(bool(allowed_complement) and allowed is not None),
-                    acc, flags, win, np.int32(0),
-                    np.int32(keep), self._sink]
-            grid = _grid_capped(ix.shape[0])
+            pv = _c(pvals) if read_a else self._dummy(ta)
+            xv = _c(xvals) if read_x else self._dummy(tx)
+            mask_args = [_c(allowed) if allowed is not None else self._dummy(_BOOL),
+                         np.int32(allowed is not None),
+                         np.int32(bool(allowed_complement) and allowed is not None)]
+            if by_vertex:
+                fn = self._fn(key, build, "push_vertices")
+                args = [ip, ix, pv, np.int32(read_a),
+                        _c(xpres) if has_pres else self._dummy(_BOOL), np.int32(has_pres),
+                        xv, np.int32(read_x), np.int64(nf)]
+                grid = _grid_capped(nf)
+            else:
+                fn = self._fn(key, build, "push_edges")
+                args = [ip, ix, pv, np.int32(read_a), xi, np.int32(dense_x), xv,
+                        np.int32(read_x), off, np.int64(nf)]
+                grid = _grid_capped(ix.shape[0])
+            args += mask_args + [acc, flags, win, np.int32(0), np.int32(keep), self._sink]
             fn(grid, (K.BLOCK,), tuple(args))
             if mode == 1:
                 args[-3] = np.int32(1)

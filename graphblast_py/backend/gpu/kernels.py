@@ -385,6 +385,37 @@ extern "C" __global__ void push_degrees(
     d[t] = (has_pres && !pres[s]) ? (i64)0 : (i64)indptr[c + 1] - (i64)indptr[c];
 }
 
+// the product of stored entry p (row r of the output) with frontier entry t
+// (vertex c), combined into the accumulator as MODE says
+__device__ __forceinline__ void push_visit(
+    i64 p, i64 t, i64 c, i64 r, const TA* __restrict__ pvals, int read_a,
+    const TX* __restrict__ xvals, int read_x, TOUT* __restrict__ acc,
+    bool* __restrict__ flags, int* __restrict__ win, int phase, int keep_a,
+    bool* __restrict__ sink)
+{
+#if MODE == 1
+    if (phase == 0) { atomicMin(win + r, (int)t); flags[r] = true; return; }
+    if (win[r] != (int)t) return;
+#endif
+    TA av = read_a ? pvals[p] : (TA)0;
+    // keep_a (structure_only=False): a dummy store keeps the value's load
+    if (keep_a && (double)av == -1.0) *sink = true;
+    TOUT v = prod_op(av, read_x ? xvals[t] : (TX)0, r, c);
+#if MODE == 0 || MODE == 1
+    acc[r] = v;
+    flags[r] = true;
+#elif MODE == 2
+    atomic_combine(acc + r, v);
+    flags[r] = true;
+#elif MODE == 3
+    if (v) acc[r] = true;
+    flags[r] = true;
+#else
+    if (!v) acc[r] = false;
+    flags[r] = true;
+#endif
+}
+
 // one thread per frontier EDGE, grid-stride: off = exclusive scan of the
 // frontier's row lengths (nf + 1 entries), so a hub row is spread over many
 // threads; the edge count off[nf] is read here, on the device, so no host
@@ -411,27 +442,32 @@ extern "C" __global__ void push_edges(
         i64 p = (i64)indptr[c] + (e - off[t]);
         i64 r = (i64)indices[p];
         if (has_allowed && allowed[r] == (bool)comp) continue;
-#if MODE == 1
-        if (phase == 0) { atomicMin(win + r, (int)t); flags[r] = true; continue; }
-        if (win[r] != (int)t) continue;
-#endif
-        TA av = read_a ? pvals[p] : (TA)0;
-        // keep_a (structure_only=False): a dummy store keeps the value's load
-        if (keep_a && (double)av == -1.0) *sink = true;
-        TOUT v = prod_op(av, read_x ? xvals[t] : (TX)0, r, c);
-#if MODE == 0 || MODE == 1
-        acc[r] = v;
-        flags[r] = true;
-#elif MODE == 2
-        atomic_combine(acc + r, v);
-        flags[r] = true;
-#elif MODE == 3
-        if (v) acc[r] = true;
-        flags[r] = true;
-#else
-        if (!v) acc[r] = false;
-        flags[r] = true;
-#endif
+        push_visit(p, t, c, r, pvals, read_a, xvals, read_x, acc, flags, win, phase, keep_a,
+                   sink);
+    }
+}
+
+// one thread per vertex of a dense frontier, grid-stride, each walking its
+// own row: no scan, for matrices whose rows are all short (a hub would stall
+// its thread: push_edges takes those)
+extern "C" __global__ void push_vertices(
+    const IP* __restrict__ indptr, const IX* __restrict__ indices,
+    const TA* __restrict__ pvals, int read_a, const bool* __restrict__ xpres, int has_pres,
+    const TX* __restrict__ xvals, int read_x, i64 nf,
+    const bool* __restrict__ allowed, int has_allowed, int comp, TOUT* __restrict__ acc,
+    bool* __restrict__ flags, int* __restrict__ win, int phase, int keep_a,
+    bool* __restrict__ sink)
+{
+    i64 stride = (i64)gridDim.x * blockDim.x;
+    for (i64 t = (i64)blockIdx.x * blockDim.x + threadIdx.x; t < nf; t += stride) {
+        if (has_pres && !xpres[t]) continue;
+        i64 p1 = (i64)indptr[t + 1];
+        for (i64 p = (i64)indptr[t]; p < p1; ++p) {
+            i64 r = (i64)indices[p];
+            if (has_allowed && allowed[r] == (bool)comp) continue;
+            push_visit(p, t, t, r, pvals, read_a, xvals, read_x, acc, flags, win, phase, keep_a,
+                       sink);
+        }
     }
 }
 """
