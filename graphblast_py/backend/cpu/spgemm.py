@@ -213,9 +213,9 @@ def numeric_serial(bounds, ai, aj, av, read_a, bi, bj, bv, read_b, mi, mj, has_m
                      True)
 
 
-# add opcodes (kernels._PLUS...) of the monoids whose sum of ones is one:
+# the monoids whose sum of ones is one (by operator name):
 # times, min, max, lor, land, any -- with the pair multiply the result is iso
-_IDEMPOTENT_ONE = frozenset((1, 2, 3, 4, 5, 7))
+_IDEMPOTENT_ONE = frozenset(("times", "min", "max", "lor", "land", "any"))
 
 
 def _mask_csr(mask, mask_csr, nrows, ncols):
@@ -250,11 +250,11 @@ def spgemm_csr(be, A, B, semiring, mask, out_dtype, shape, parallel_work, mask_c
     bi, bj, bv = B
     m, n = shape
     out_dtype = np.dtype(out_dtype)
-    if out_dtype == np.uint64 and semiring.mult.opcode in (3, 4):
+    if out_dtype == np.uint64 and semiring.mult.name in ("min", "max"):
         return None       # min/max of uint64 computed in int64 would misorder huge values
     has_mask, allow_marked, mi, mj = _mask_csr(mask, mask_csr, m, n)
     mult, monoid = semiring.mult, semiring.monoid
-    need_vals = not (mult.name == "pair" and monoid.opcode in _IDEMPOTENT_ONE)
+    need_vals = not (mult.name == "pair" and monoid.op.name in _IDEMPOTENT_ONE)
     it = dtypes.index_dtype(n)
     if m == 0 or n == 0 or aj.shape[0] == 0 or bj.shape[0] == 0 or \
             (has_mask and allow_marked and mj.shape[0] == 0):
@@ -366,6 +366,47 @@ def fused_serial(bounds, ai, aj, av, read_a, bi, bj, bv, read_b, mi, mj, has_mas
                 valbuf[0], f, redop, outw, outp)
 
 
+@njit(inline="always")
+def _count_rows(lo, hi, ai, aj, bi, bj, cnt, cols, f, redop, outw, outp):
+    """plus_pair without a mask: cnt[j] counts the paths i -> k -> j; a
+    column is new while its count is 0 (no marker), and is cleared after use."""
+    R = outw.dtype.type
+    for i in range(lo, hi):
+        nc = 0
+        for p in range(ai[i], ai[i + 1]):
+            k = aj[p]
+            for q in range(bi[k], bi[k + 1]):
+                j = bj[q]
+                if cnt[j] == 0:
+                    cols[nc] = j
+                    nc += 1
+                cnt[j] += 1
+        if nc:
+            w = R(f(cnt[cols[0]]))
+            cnt[cols[0]] = 0
+            for t in range(1, nc):
+                j = cols[t]
+                w = R(_add(redop, w, R(f(cnt[j]))))
+                cnt[j] = 0
+            outw[i] = w
+            outp[i] = True
+
+
+@njit(cache=True, parallel=True)
+def count_parallel(bounds, ai, aj, bi, bj, cnts, colbuf, f, redop, outw, outp):
+    """The fused reduce of the plus_pair product without a mask (2-path
+    counts), one dense counter and column list per thread."""
+    for b in prange(bounds.shape[0] - 1):
+        t = get_thread_id()
+        _count_rows(bounds[b], bounds[b + 1], ai, aj, bi, bj, cnts[t], colbuf[t], f, redop,
+                    outw, outp)
+
+
+@njit(cache=True)
+def count_serial(bounds, ai, aj, bi, bj, cnts, colbuf, f, redop, outw, outp):
+    _count_rows(0, ai.shape[0] - 1, ai, aj, bi, bj, cnts[0], colbuf[0], f, redop, outw, outp)
+
+
 def _identity(x):
     return x
 
@@ -423,7 +464,7 @@ def spgemm_reduce_csr(be, A, B, semiring, mask, out_dtype, op, op_dtype, monoid,
     bi, bj, bv = B
     m, n = ai.shape[0] - 1, bi.shape[0] - 1
     out_dtype, red_dtype = np.dtype(out_dtype), np.dtype(red_dtype)
-    if out_dtype == np.uint64 and semiring.mult.opcode in (3, 4):
+    if out_dtype == np.uint64 and semiring.mult.name in ("min", "max"):
         return None
     if monoid.is_user or monoid.opcode < 0 or red_dtype.kind not in "biuf":
         return None
@@ -439,6 +480,14 @@ def spgemm_reduce_csr(be, A, B, semiring, mask, out_dtype, op, op_dtype, monoid,
         bi = bi.astype(np.int64, copy=False)
         work = _row_work(ai, aj, bi, mi, has_mask, allow_marked, parallel_work)
         parallel, bounds, nacc = _row_bounds(work, parallel_work)
+        if (not has_mask and semiring.mult.name == "pair" and semiring.monoid.name == "plus"
+                and not semiring.is_user and out_dtype.kind in "iu"):
+            cnts = np.zeros((nacc, n), dtype=out_dtype)
+            colbuf = np.empty((nacc, n), dtype=np.int64)
+            (count_parallel if parallel else count_serial)(
+                bounds, ai, aj, bi, bj, cnts, colbuf, f, monoid.opcode, outw, outp)
+            rows = np.flatnonzero(outp)
+            return rows.astype(np.int64), outw[rows]
         a, read_a, b, read_b = _operands(be, semiring, out_dtype, av, bv)
         markers = np.zeros((nacc, n), dtype=np.int32 if 2 * m + 8 < 2**31 else np.int64)
         accs = np.empty((nacc, n), dtype=out_dtype)
@@ -652,7 +701,7 @@ def spgemm_reduce_dot_csr(be, A, BT, semiring, mask_keys, out_dtype, shape, op, 
     bi, bj, bv = BT
     m = shape[0]
     out_dtype, red_dtype = np.dtype(out_dtype), np.dtype(red_dtype)
-    if out_dtype == np.uint64 and semiring.mult.opcode in (3, 4):
+    if out_dtype == np.uint64 and semiring.mult.name in ("min", "max"):
         return None
     if monoid.is_user or monoid.opcode < 0 or red_dtype.kind not in "biuf":
         return None
