@@ -144,7 +144,9 @@ def _write_dense_vector(out, T, mask, accum, replace):
     be = out._be
     xp = be.xp
     n = out.size
-    cv, cp = out._dense()
+    # nothing old to keep in an empty out: replace gives the same result
+    replace = replace or (accum is None and out._is_empty_fresh())
+    cv, cp = out._dense() if not (replace and accum is None) else (None, None)
     if isinstance(T, DenseVectorResult):
         tv, tp = T.vals, T.present
         t_hi = n

@@ -45,7 +45,9 @@ def reduce_scalar(x, monoid):
             and monoid.name in ("any", "min", "max", "lor", "land") and x.nvals:
         return be.cast(be.full(1, x._iso, x.dtype), dt)[0].item()
     view = x._view() if x._is_vector else None
-    if (be.dense_vectors and isinstance(view, DenseVectorResult) and view.present is not None
+    if isinstance(view, DenseVectorResult) and view.present is None:
+        vals = view.vals                # every position stored
+    elif (be.dense_vectors and isinstance(view, DenseVectorResult)
             and not monoid.is_user and monoid.name == "plus"):
         # a dense vector with holes: add zeros for the holes instead of
         # listing the entries (listing waits on the device to size the list)
