@@ -510,7 +510,7 @@ class GPUBackend(ArrayBackend):
         ta = rvals.dtype if read_a else _BOOL
         tx = xvals.dtype if read_x else _BOOL
         with _OOM("the pull SpMV output", nrows):
-            outv = cupy.zeros(nrows, dtype=out_dtype)
+            outv = cupy.empty(nrows, dtype=out_dtype)     # read only where outp is set
             outp = cupy.zeros(nrows, dtype=bool)
         alw, has_alw = self._dummy(_BOOL), rows is not None and rows.dtype == _BOOL
         if rows is None or has_alw:
