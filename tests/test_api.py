@@ -25,6 +25,7 @@ ALL = [(c, n) for c, names in METHODS.items() for n in names]
 # ``self`` must be the operation's (same names, kinds and defaults)
 IMPL = {
     ("Matrix", "mxv"): _mxv.mxv, ("Vector", "vxm"): _mxv.vxm, ("Matrix", "mxm"): _mxm.mxm,
+    ("Matrix", "mxm_reduce"): _mxm.mxm_reduce,
     ("Matrix", "reduce_rowwise"): _reduce.reduce_rowwise,
     ("Matrix", "reduce_columnwise"): _reduce.reduce_columnwise,
     ("Matrix", "reduce_scalar"): _reduce.reduce_scalar, ("Vector", "reduce"): _reduce.reduce_scalar,
