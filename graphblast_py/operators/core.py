@@ -110,6 +110,7 @@ class BinaryOp:
             func = scalar_function(name, pyexpr, "x, y")
         self.name, self.func, self.cexpr, self.vec = name, func, cexpr, vec
         self.result, self.opcode, self.pyexpr, self.kernel = result, opcode, pyexpr, kernel
+        self.ufunc = None       # predefined: the ufunc whose reduceat reduces with it
         self.reads_x, self.reads_y = reads
         self.positional = positional
         self.commutative = commutative

@@ -164,31 +164,35 @@ _next_opcode = iter(range(1 << 16))
 
 
 def _b(name, py, c, vec, result=SAME, reads=(True, True), positional=None, comm=False,
-       kernel=True):
+       kernel=True, ufunc=None):
     """A predefined BinaryOp; the loop kernels number the ones they run
-    (``opcode``) in the order of definition."""
-    return binary._add(BinaryOp(name, pyexpr=py, cexpr=c, vec=vec, result=result,
-                                opcode=next(_next_opcode) if kernel else -1, reads=reads,
-                                positional=positional, commutative=comm, kernel=kernel))
+    (``opcode``) in the order of definition.  ``ufunc``: the NumPy/CuPy ufunc
+    whose ``reduceat`` is the array form of the operator's reductions (and
+    ``vec`` when none is given)."""
+    op = BinaryOp(name, pyexpr=py, cexpr=c, vec=vec if vec is not None or ufunc is None
+                  else _np(ufunc), result=result, opcode=next(_next_opcode) if kernel else -1,
+                  reads=reads, positional=positional, commutative=comm, kernel=kernel)
+    op.ufunc = ufunc
+    return binary._add(op)
 
 
-_b("times", "x * y", "x * y", _np("multiply"), ARITH, comm=True)
-_b("plus", "x + y", "x + y", _np("add"), ARITH, comm=True)
+_b("times", "x * y", "x * y", None, ARITH, comm=True, ufunc="multiply")
+_b("plus", "x + y", "x + y", None, ARITH, comm=True, ufunc="add")
 _b("minus", "x - y", "x - y", _np("subtract"), ARITH)
 _b("min", *_FMIN, lambda xp, x, y: xp.fmin(x, y) if xp.result_type(x, y).kind == "f"
-   else xp.minimum(x, y), comm=True)
+   else xp.minimum(x, y), comm=True, ufunc="fmin")
 _b("max", *_FMAX, lambda xp, x, y: xp.fmax(x, y) if xp.result_type(x, y).kind == "f"
-   else xp.maximum(x, y), comm=True)
+   else xp.maximum(x, y), comm=True, ufunc="fmax")
 _b("first", "x", "x", lambda xp, x, y: x, reads=(True, False))
 _b("second", "y", "y", lambda xp, x, y: y, reads=(False, True))
 _b("pair", "1", "1", lambda xp, x, y: None, reads=(False, False), comm=True)
 binary._ops["oneb"] = binary.pair
-_b("land", "bool(x) and bool(y)", "((bool)x && (bool)y)",
-   lambda xp, x, y: xp.logical_and(x, y), BOOL, comm=True)
-_b("lor", "bool(x) or bool(y)", "((bool)x || (bool)y)",
-   lambda xp, x, y: xp.logical_or(x, y), BOOL, comm=True)
-_b("lxor", "bool(x) != bool(y)", "((bool)x != (bool)y)",
-   lambda xp, x, y: xp.logical_xor(x, y), BOOL, comm=True)
+_b("land", "bool(x) and bool(y)", "((bool)x && (bool)y)", None, BOOL, comm=True,
+   ufunc="logical_and")
+_b("lor", "bool(x) or bool(y)", "((bool)x || (bool)y)", None, BOOL, comm=True,
+   ufunc="logical_or")
+_b("lxor", "bool(x) != bool(y)", "((bool)x != (bool)y)", None, BOOL, comm=True,
+   ufunc="logical_xor")
 # positional: the row of the first operand (i), the inner index (k), the
 # column of the second operand (j) of the product A(i,k) (x) B(k,j)
 for _name, _ix in (("firsti", "i"), ("firstj", "k"), ("secondi", "k"), ("secondj", "j")):

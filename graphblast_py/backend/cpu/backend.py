@@ -16,8 +16,6 @@ from .. import note_compile
 from ..generic import ArrayBackend
 from ..keys import split_keys
 
-_REDUCEAT = {"plus": np.add, "times": np.multiply, "lor": np.logical_or,
-             "land": np.logical_and, "lxor": np.logical_xor}
 _LOGICAL = ("land", "lor", "lxor", "lxnor")
 # multiplies whose bool-cast result equals their result computed on bool-cast operands
 _BOOL_SAFE_MULT = frozenset(("first", "second", "pair", "any", "land", "lor", "lxor", "lxnor"))
@@ -227,21 +225,15 @@ class CPUBackend(ArrayBackend):
             ends[:-1] = starts[1:] - 1
             ends[-1] = vals.shape[0] - 1
             return vals[ends]
-        if name in ("min", "max"):
-            f = (np.fmin if name == "min" else np.fmax) if vals.dtype.kind == "f" else \
-                (np.minimum if name == "min" else np.maximum)
-            return f.reduceat(vals, starts, axis=0)
-        uf = _REDUCEAT.get(name)
+        uf = None if monoid.is_user else monoid.op.ufunc   # the definition's array form
         if uf is not None:
-            r = uf.reduceat(vals, starts, axis=0)
+            r = getattr(np, uf).reduceat(vals, starts, axis=0)
             return r if r.dtype == vals.dtype else r.astype(vals.dtype)
         if vals.ndim != 1:
             return np.stack([self.segment_reduce(monoid, np.ascontiguousarray(vals[:, t]), starts)
                              for t in range(vals.shape[1])], axis=1)
+        # no ufunc (lxnor, user-defined): a numba loop over the operator's function
         out = np.empty(starts.shape[0], dtype=vals.dtype)
-        if name == "lxnor":
-            _kernels().segment_eq(vals, starts.astype(np.int64), out)
-            return out
         self._check_return(monoid.op, (vals.dtype, vals.dtype), vals.dtype)
         run = self._compiled(("s", monoid.op), _kernels().compile_segment_reduce)
         run(vals, starts.astype(np.int64), out)

@@ -299,20 +299,6 @@ def compile_map_index(f):
     return mapi
 
 
-@njit(cache=True)
-def _seg_eq(vals, starts, out):
-    n = vals.shape[0]
-    ns = starts.shape[0]
-    for s in range(ns):
-        a = starts[s]
-        b = starts[s + 1] if s + 1 < ns else n
-        acc = vals[a]
-        for t in range(a + 1, b):
-            acc = acc == vals[t]
-        out[s] = acc
-
-
-segment_eq = _seg_eq
 
 
 # the loop kernels and the helpers they inline, copied by specialise()
