@@ -22,7 +22,7 @@ from . import kernels as K
 # share of the free device memory the per-block workspaces may use
 MEMORY_FRACTION = 0.5
 # blocks per multiprocessor at most (rows are grid-strided over the blocks)
-BLOCKS_PER_SM = 8
+BLOCKS_PER_SM = 2
 _TYPES = frozenset(np.dtype(t) for t in ("int32", "int64", "float32", "float64"))
 _MULT = {"times": "(T)a * (T)b", "pair": "(T)1", "first": "(T)a", "second": "(T)b"}
 _UNARY = {"identity": "x", "one": "1", "ainv": "-x", "abs": "(x < 0 ? -x : x)"}
