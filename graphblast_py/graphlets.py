@@ -7,6 +7,7 @@ from . import dtypes
 from .errors import InvalidValue
 from .graph import Graph
 from .matrix import Matrix
+from .oom import _wrap as _oom_step
 from .operators import unary
 from .vector import Vector
 
@@ -51,6 +52,14 @@ def four_cliques_per_vertex(P):
     memory: the oriented graph and O(n) per thread (no per-edge rows)."""
     ip, ix, _ = P._csr(False)
     return Vector.from_dense(P._be.four_cliques(ip, ix), dtype="int64", device=P.device)
+
+
+# an allocation failure inside these framework steps surfaces as OutOfMemory
+# naming the step ("graphlets.common_neighbours (n x n): out of memory ..."),
+# as one inside a Matrix method does
+common_neighbours = _oom_step("graphlets", "common_neighbours", common_neighbours)
+four_cliques_per_vertex = _oom_step("graphlets", "four_cliques_per_vertex",
+                                    four_cliques_per_vertex)
 
 
 def stack_columns(vectors, dtype, device):

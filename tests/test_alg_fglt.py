@@ -222,3 +222,19 @@ def test_edge_triangles_kernel_vs_generic(name, S):
     assert np.array_equal(dense_c, want.toarray())
     assert np.array_equal(c, c2) and np.array_equal(t, t2)
     assert np.array_equal(t, formulas(S)[:, 13])
+
+
+def test_out_of_memory_names_the_step(monkeypatch):
+    """A failed allocation in a backend kernel of FGLT is the library's
+    OutOfMemory naming the framework step, never a raw NumPy MemoryError."""
+    A = to_gb(nx.to_scipy_sparse_array(nx.complete_graph(5), format="csr"), "cpu")
+    be = A._be
+
+    def no_memory(*args, **kw):
+        raise MemoryError("Unable to allocate 8.00 GiB")
+    for name, step in (("edge_triangles", "graphlets.common_neighbours"),
+                       ("four_cliques", "graphlets.four_cliques_per_vertex")):
+        with monkeypatch.context() as m:
+            m.setattr(type(be), name, no_memory)
+            with pytest.raises(gb.OutOfMemory, match=rf"^{step} \(5 x 5\): out of memory"):
+                fglt(A)
