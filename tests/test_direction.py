@@ -135,18 +135,21 @@ def test_auto_switches_on_growing_frontier(device):
 
 
 def test_auto_follows_the_cost_model(device):
-    """push_cost = d * nvals(u); pull_cost = d * allowed outputs, times the
-    early-exit factor for monoids with a terminal value (any, lor, min ...)."""
+    """push_cost = d * nvals(u) * the backend's push_cost_weight; pull_cost =
+    d * allowed outputs, times the early-exit factor for monoids with a
+    terminal value (any, lor, min ...)."""
+    from graphblast_py import backend
     rng = np.random.default_rng(2)
     n = 1000
     A = random_graph(rng, n, 8, device)
     f = mxv_module.EARLY_EXIT_FACTOR
+    w = backend.get(device).push_cost_weight
     for sr, factor in ((gb.semiring.any_pair, f), (gb.semiring.lor_land, f),
                        (gb.semiring.plus_times, 1.0)):
         for k in (1, 10, 100, 240, 260, 400, 900):
             u = gb.Vector.from_coo(rng.choice(n, k, replace=False), 1, n, device=device)
             u.vxm(A, sr)
-            want = "push" if k < n * factor else "pull"
+            want = "push" if k * w < n * factor else "pull"
             assert gb.stats.last("vxm") == want, (sr, k)
             A.mxv(u, sr)
             assert gb.stats.last("mxv") == want, (sr, k)
@@ -155,8 +158,8 @@ def test_auto_follows_the_cost_model(device):
     few = gb.Vector.from_coo([3, 5, 7], True, n, device=device)
     u.vxm(A, gb.semiring.plus_times, mask=few.S)
     assert gb.stats.last("vxm") == "pull"
-    u.vxm(A, gb.semiring.plus_times, mask=~few.S)        # allowed = n - 3 > nvals(u)
-    assert gb.stats.last("vxm") == "push"
+    u.vxm(A, gb.semiring.plus_times, mask=~few.S)        # allowed = n - 3 > nvals(u) * w
+    assert gb.stats.last("vxm") == ("push" if 100 * w < n - 3 else "pull")
 
 
 def test_direction_argument_checked(device):
