@@ -184,7 +184,8 @@ def main():
             ns = syncs(lambda: gb.algorithms.bfs(A, src, parents=True))
             note = f"{per_level(ns, nlev)} syncs/level" if ok_l and ok_gb and ok_bl else \
                 f"levels equal {ok_l}, graphblast parents valid {ok_gb}, baseline {ok_bl}"
-            report(gname, n, nnz, "bfs-parents", t_gb, t_bl, ok_l and ok_gb and ok_bl, note)
+            report(gname, n, nnz, "bfs-parents", t_gb, t_bl, ok_l and ok_gb and ok_bl, note,
+                   dict(syncs=ns, levels=nlev))
 
         if "pr-1iter" in args.work and n >= 3:
             t_gb, xg = timed(lambda: gb.algorithms.pagerank(A, tol=1.0, max_iter=1))
