@@ -126,7 +126,7 @@ def test_user_semiring_runs_in_the_loop_kernels(ops):
     np.testing.assert_array_equal(w.to_dense(), [-np.inf, 6.0])
 
 
-def test_user_operator_error_inside_a_kernel_names_it():
+def test_user_operator_error_inside_a_kernel_names_it(ops):
     """An exception in the user's function inside a loop kernel (integer
     division by zero) is InvalidValue naming the operator; nothing written."""
     idiv = gb.BinaryOp.register("u_idiv", lambda x, y: x // y)
@@ -139,3 +139,20 @@ def test_user_operator_error_inside_a_kernel_names_it():
     np.testing.assert_array_equal(out.to_dense(), [7, 7])
     u2 = gb.Vector.from_dense(np.array([2, 3]), device="cpu")
     np.testing.assert_array_equal(A.mxv(u2, sr, direction="pull").to_dense(), [2 + 2, 4])
+    # large enough for the blocked (threaded) kernels, which must not drop it
+    K = gb.generators.kronecker(12, seed=1, device="cpu").apply(gb.indexunary.rowindex, thunk=1)
+    n = K.nrows
+    z = gb.Vector.from_dense(np.arange(n) % 5, device="cpu")
+    with pytest.raises(gb.InvalidValue, match="ZeroDivisionError"):
+        K.mxv(z, sr, direction="pull")
+    Z = K.apply(gb.binary.times, right=0)
+    with pytest.raises(gb.InvalidValue, match="ZeroDivisionError"):
+        K.mxm(Z, sr, mask=K.S, method="dot")
+    nz = gb.Vector.from_dense(np.arange(n) % 5 + 1, device="cpu")
+    want = np.zeros(n, dtype=np.int64)
+    r, c, v = K.to_coo()
+    np.add.at(want, r, v // (c % 5 + 1))
+    np.testing.assert_array_equal(K.mxv(nz, sr, direction="pull").to_dense(), want)
+    Kf = K.apply(gb.binary.times, right=0.5)
+    assert Kf.mxm(Kf, ops["plus_times"], mask=K.S, method="dot").isequal(
+        Kf.mxm(Kf, gb.semiring.plus_times, mask=K.S, method="dot"))

@@ -67,11 +67,59 @@ def _dt(vals):
 class _UserKernels:
     """The specialised loop kernels of a semiring with user-defined operators,
     each call guarded like the user's elementwise kernels (a numba error names
-    the semiring; an exception the function raises becomes InvalidValue)."""
+    the semiring; an exception the function raises becomes InvalidValue).
+    The "parallel" variants run the serial kernel on blocks of rows (pull) or
+    mask entries (dot) in threads (the copies release the GIL), so that an
+    exception in the user's function reaches the caller."""
 
     def __init__(self, semiring, ks):
-        for name in ("pull_parallel", "pull_serial", "push", "dot_parallel", "dot_serial"):
-            setattr(self, name, _guard(semiring, getattr(ks, name)))
+        self.pull_serial = _guard(semiring, ks.pull_serial)
+        self.push = _guard(semiring, ks.push)
+        self.dot_serial = _guard(semiring, ks.dot_serial)
+        pull, dot = ks.pull_serial, ks.dot_serial
+
+        def pull_blocks(*args):     # args[9]: the rows
+            rows = args[9]
+            _in_threads(pull, [args[:9] + (rows[a:b],) + args[10:]
+                               for a, b in _blocks(rows.shape[0])])
+
+        def dot_blocks(*args):      # args[8:10]: mask rows/cols; args[15:17]: outputs
+            _in_threads(dot, [args[:8] + (args[8][a:b], args[9][a:b]) + args[10:15]
+                              + (args[15][a:b], args[16][a:b])
+                              for a, b in _blocks(args[8].shape[0])])
+
+        self.pull_parallel = _guard(semiring, pull_blocks)
+        self.dot_parallel = _guard(semiring, dot_blocks)
+
+
+_pool = None
+
+
+def _blocks(n):
+    """Contiguous blocks, a few per thread (rows of skewed graphs differ)."""
+    from numba import get_num_threads
+    k = max(1, min(n, 4 * get_num_threads()))
+    bounds = np.linspace(0, n, k + 1).astype(np.int64)
+    return list(zip(bounds[:-1], bounds[1:]))
+
+
+def _in_threads(run, calls):
+    """Run ``run(*args)`` for each args in threads; wait for all, then raise
+    the first exception any of them raised."""
+    global _pool
+    if len(calls) == 1:
+        run(*calls[0])
+        return
+    if _pool is None:
+        from concurrent.futures import ThreadPoolExecutor
+        from numba import get_num_threads
+        _pool = ThreadPoolExecutor(max_workers=get_num_threads(),
+                                   thread_name_prefix="graphblast-cpu")
+    futures = [_pool.submit(run, *args) for args in calls]
+    for f in futures:
+        f.exception()           # waits
+    for f in futures:
+        f.result()              # the first exception, if any
 
 
 def _first_line(e):

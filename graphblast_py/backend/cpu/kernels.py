@@ -301,18 +301,21 @@ def compile_map_index(f):
 
 
 
-# the loop kernels and the helpers they inline, copied by specialise()
-_FAMILY = ("_pull_row", "pull_parallel", "pull_serial", "push", "_dot_entry", "dot_parallel",
-           "dot_serial")
+# the serial loop kernels and the helpers they inline, copied by specialise()
+_FAMILY = ("_pull_row", "pull_serial", "push", "_dot_entry", "dot_serial")
 
 
 def specialise(add=None, mult=None):
-    """The loop kernels (pull, push, dot) with other operators: ``add(x, y)``
-    replaces the ``_add`` dispatch, ``mult(x, y)`` the ``_mult`` dispatch
-    (numba-compiled functions, e.g. a user-defined operator's; None keeps the
-    opcode dispatch).  The same kernel code, compiled separately for these
-    operators (so each call inlines them), once per process: copies are not
-    cached on disk, since numba keys its cache by the source file only."""
+    """The serial loop kernels (pull, push, dot) with other operators:
+    ``add(x, y)`` replaces the ``_add`` dispatch, ``mult(x, y)`` the
+    ``_mult`` dispatch (numba-compiled functions, e.g. a user-defined
+    operator's; None keeps the opcode dispatch).  The same kernel code,
+    compiled separately for these operators (so each call inlines them),
+    once per process: copies are not cached on disk, since numba keys its
+    cache by the source file only.  The copies release the GIL: the backend
+    runs them on row blocks in threads instead of numba's parallel loops,
+    which drop an exception raised inside them (numba issue 2811) -- a user's
+    function may raise (integer division by zero)."""
     ns = dict(globals())
     if add is not None:
         @njit(inline="always")
@@ -329,6 +332,6 @@ def specialise(add=None, mult=None):
         d = globals()[name]
         f = d.py_func
         copy = types.FunctionType(f.__code__, ns, f.__name__, f.__defaults__, f.__closure__)
-        opts = {o: v for o, v in d.targetoptions.items() if o != "nopython"}
-        ns[name] = out[name] = njit(**opts)(copy)
+        opts = {o: v for o, v in d.targetoptions.items() if o not in ("nopython", "parallel")}
+        ns[name] = out[name] = njit(nogil=True, **opts)(copy)
     return types.SimpleNamespace(**out)
