@@ -6,7 +6,6 @@ Kronecker graph (hubs), a path (many levels), isolated vertices, empty and
 one-vertex graphs."""
 import numpy as np
 import pytest
-import scipy.sparse as sp
 
 import graphblast_py as gb
 from graphblast_py import backend
