@@ -80,7 +80,8 @@ semiring = Namespace("semiring", _semiring_factory)
 # backend/cpu/kernels.py embeds -- tests/test_operators_consistency.py checks
 # that file is up to date) and in C (``c``: compiled into the CUDA kernels),
 # its array form over ``xp`` (NumPy or CuPy: the vectorized path of both
-# backends), its result-type rule and, for monoids, identity and terminal.
+# backends; ``ufunc`` names the ufunc whose ``reduceat`` reduces with it),
+# its result-type rule and, for monoids, identity and terminal.
 # The scalar forms compute in the operator's compute type (see
 # docs/operations.md); ``kernel=False`` marks the operators whose integer
 # meaning (division by zero, negative powers) only the array form has: every
