@@ -47,8 +47,17 @@ class MatVecMixin:
             return 0
         return int((indptr[1:] - indptr[:-1]).max())
 
+    def _with_iso(self, M, a_iso):
+        """(indptr, indices, vals) with an iso value materialised as a values
+        array (``a_iso``: the value of every stored entry when ``M`` comes
+        without values; a backend whose kernels take it as a constant skips
+        this)."""
+        if a_iso is None or M[2] is not None:
+            return M
+        return M[0], M[1], self.full(M[1].shape[0], a_iso, np.asarray(a_iso).dtype)
+
     def push(self, P, x, semiring, allowed, swap, out_dtype, n_out, structure_only=True,
-             complement=False, max_row_length=None):
+             complement=False, max_row_length=None, a_iso=None):
         """Push for ``mxv``/``vxm``, as a result for the output rule.  ``x`` is
         a :class:`SparseResult` (indices, values), or, where
         ``dense_vectors`` is set, possibly a :class:`DenseVectorResult`
@@ -58,7 +67,9 @@ class MatVecMixin:
         The result holds no entry that the mask forbids: ``allowed`` (a bool
         array over the outputs, or None), or its complement (``complement``).
         ``max_row_length``: the longest row of P when the caller knows it
-        (a backend may pick its work distribution from it)."""
+        (a backend may pick its work distribution from it); ``a_iso``: the
+        value of every entry of P when P comes without values (iso)."""
+        P = self._with_iso(P, a_iso)
         if complement and allowed is not None:
             allowed = ~allowed
         if isinstance(x, DenseVectorResult):
@@ -69,12 +80,13 @@ class MatVecMixin:
                                               n_out, structure_only=structure_only))
 
     def pull(self, R, x, semiring, allowed, swap, out_dtype, structure_only=True,
-             early_exit=True, complement=False):
+             early_exit=True, complement=False, a_iso=None):
         """Pull for ``mxv``/``vxm`` as a :class:`DenseVectorResult`;
         ``allowed`` a bool array over the output rows (the mask; its
         complement with ``complement``) or None.  Here the allowed rows are
         listed for :meth:`spmv_pull`; a backend whose pull kernel tests the
-        mask itself hands it over unlisted."""
+        mask itself hands it over unlisted.  ``a_iso`` as for :meth:`push`."""
+        R = self._with_iso(R, a_iso)
         if allowed is not None:
             allowed = ~allowed if complement else allowed
         rows = None if allowed is None else self.xp.flatnonzero(allowed)

@@ -93,7 +93,13 @@ def _matvec(what, A, u, semiring, mask, accum, replace, out, direction, pull_inp
         be.check_alloc(n_out * 16, f"{what}: an output accumulator of size {n_out}")
     check_user_op(semiring, be, what)
     out_dtype = semiring.out_dtype(*((u.dtype, A.dtype) if swap else (A.dtype, u.dtype)))
-    reads_a = (semiring.mult.reads_y if swap else semiring.mult.reads_x) or not structure_only
+    mult_reads_a = semiring.mult.reads_y if swap else semiring.mult.reads_x
+    reads_a = mult_reads_a or not structure_only
+    # an iso matrix whose value the multiply reads: the kernels get the one
+    # value, not an array of it (structure_only=False still loads an array)
+    a_iso = A.iso_value if (mult_reads_a and structure_only) else None
+    if a_iso is not None:
+        reads_a = False
     kmask = mask if mask_first else None       # the mask the kernel sees
 
     if direction == "auto":
@@ -116,12 +122,14 @@ def _matvec(what, A, u, semiring, mask, accum, replace, out, direction, pull_inp
             longest = A._cached(("max_row_length", swap),     # long P's rows get
                                 lambda: be.max_row_length(P[0]))
         T = be.push(P, x, semiring, allowed, swap, out_dtype, n_out,
-                    structure_only=structure_only, complement=comp, max_row_length=longest)
+                    structure_only=structure_only, complement=comp, max_row_length=longest,
+                    a_iso=a_iso)
     else:
         R = A._csc_arrays(reads_a) if swap else A._csr(reads_a)
         src = pull_input if pull_input is not None else u
         T = be.pull(R, src._dense(), semiring, allowed, swap, out_dtype,
-                    structure_only=structure_only, early_exit=early_exit, complement=comp)
+                    structure_only=structure_only, early_exit=early_exit, complement=comp,
+                    a_iso=a_iso)
     # the kernel applied the mask it was given (mask_first): the output rule
     # trusts it and, with replace or into an empty out, takes T as it is
     return finish(out, T, out_dtype, (n_out,), be, mask, accum, replace, True,

@@ -243,6 +243,7 @@ class GPUBackend(ArrayBackend):
 
     _MERGE = None
 
+
     def masked_merge(self, m, z, c, cp):
         """One elementwise kernel for ``(where(m, z, c), cp | m)``."""
         if cp is None or z.dtype != c.dtype:
@@ -484,22 +485,25 @@ class GPUBackend(ArrayBackend):
 
     # ------------------------------------------------------------ mxv: pull
     def pull(self, R, x, semiring, allowed, swap, out_dtype, structure_only=True,
-             early_exit=True, complement=False):
+             early_exit=True, complement=False, a_iso=None):
         """The pull kernel tests the dense mask ``allowed`` itself: no row list
-        is built, nothing waits on the device."""
+        is built, nothing waits on the device; an iso matrix's value is a
+        constant of the kernel."""
         return DenseVectorResult(*self.spmv_pull(R, x, semiring, allowed, swap, out_dtype,
                                                  structure_only=structure_only,
                                                  early_exit=early_exit,
-                                                 rows_complement=complement))
+                                                 rows_complement=complement, a_iso=a_iso))
 
     def spmv_pull(self, R, x, semiring, rows, swap, out_dtype, structure_only=True,
-                  early_exit=True, rows_complement=False):
+                  early_exit=True, rows_complement=False, a_iso=None):
         """As :meth:`ArrayBackend.spmv_pull`; ``rows`` may also be a bool
         array over the rows (a dense mask, left out where it is
-        ``rows_complement``), which the kernel tests."""
+        ``rows_complement``), which the kernel tests; ``a_iso``: the value of
+        every stored entry of R when R comes without values (an iso matrix)."""
         if not self._kernel_ok(semiring):
             if rows is not None and rows.dtype == _BOOL:
                 rows = cupy.flatnonzero(~rows if rows_complement else rows)
+            R = self._with_iso(R, a_iso)
             with _OOM("the pull SpMV (vectorized path)"):
                 return super().spmv_pull(R, x, semiring, rows, swap, out_dtype,
                                          structure_only=structure_only, early_exit=early_exit)
@@ -511,7 +515,10 @@ class GPUBackend(ArrayBackend):
         keep = not structure_only and rvals is not None
         read_a = bool((ra or keep) and rvals is not None)
         read_x = bool(rx)
-        ta = rvals.dtype if read_a else _BOOL
+        if a_iso is not None and rvals is None and ra:
+            ta, iso = np.asarray(a_iso).dtype, a_iso       # the value, compiled in
+        else:
+            ta, iso = (rvals.dtype if read_a else _BOOL), None
         tx = xvals.dtype if read_x else _BOOL
         with _OOM("the pull SpMV output", nrows):
             outv = cupy.empty(nrows, dtype=out_dtype)     # read only where outp is set
@@ -534,9 +541,9 @@ class GPUBackend(ArrayBackend):
         warp = indices.shape[0] >= (self.PULL_WARP_MIN_DEGREE_EARLY if stops else
                                     self.PULL_WARP_MIN_DEGREE) * max(nrows, 1)
         key = ("pull", semiring.monoid, semiring.mult, ta, tx, out_dtype, ip.dtype, ix.dtype,
-               bool(swap), early)
+               bool(swap), early, _iso_key(iso))
         fn = self._fn(key, lambda: K.pull_source(semiring, ta, tx, out_dtype, ip.dtype, ix.dtype,
-                                                 swap, early),
+                                                 swap, early, iso),
                       "pull_warp" if warp else "pull_thread")
         fn(_grid_capped(nlist * (32 if warp else 1)), (K.BLOCK,),
            (ip, ix, _c(rvals) if read_a else self._dummy(ta), np.int32(read_a),
@@ -565,16 +572,18 @@ class GPUBackend(ArrayBackend):
         return None
 
     def push(self, P, x, semiring, allowed, swap, out_dtype, n_out, structure_only=True,
-             complement=False, max_row_length=None):
+             complement=False, max_row_length=None, a_iso=None):
         """Push as a dense result (the kernel's accumulator and flags): no
         compaction, nothing waits on the device.  ``x`` a SparseResult or a
         DenseVectorResult (a dense frontier as stored)."""
         return self.spmspv_push(P, x, semiring, allowed, swap, out_dtype, n_out,
                                 structure_only=structure_only, as_result=True,
-                                allowed_complement=complement, max_row_length=max_row_length)
+                                allowed_complement=complement, max_row_length=max_row_length,
+                                a_iso=a_iso)
 
     def spmspv_push(self, P, x, semiring, allowed, swap, out_dtype, n_out, structure_only=True,
-                    as_result=False, allowed_complement=False, max_row_length=None):
+                    as_result=False, allowed_complement=False, max_row_length=None,
+                    a_iso=None):
         """As :meth:`ArrayBackend.spmspv_push`; ``x`` may also be a
         :class:`DenseVectorResult` (values, presence) over the input positions;
         ``allowed_complement``: ``allowed`` marks the outputs left out.
@@ -600,6 +609,7 @@ class GPUBackend(ArrayBackend):
             if dense_x:
                 idx = cupy.arange(nf, dtype=np.int64) if xpres is None else cupy.flatnonzero(xpres)
                 x = (idx, xvals[idx])
+            P = self._with_iso(P, a_iso)
             with _OOM("the push SpMSpV (sort/reduce path)"):
                 r = super().spmspv_push(P, tuple(x), semiring, allowed, swap, out_dtype, n_out,
                                         structure_only=structure_only)
@@ -611,13 +621,16 @@ class GPUBackend(ArrayBackend):
         keep = not structure_only and pvals is not None
         read_a = bool((ra or keep) and pvals is not None)
         read_x = bool(rx)
-        ta = pvals.dtype if read_a else _BOOL
+        if a_iso is not None and pvals is None and ra:
+            ta, iso = np.asarray(a_iso).dtype, a_iso       # the value, compiled in
+        else:
+            ta, iso = (pvals.dtype if read_a else _BOOL), None
         tx = xvals.dtype if read_x else _BOOL
         ip, ix = _c(indptr), _c(indices)
         key = ("push", semiring.monoid, semiring.mult, ta, tx, out_dtype, ip.dtype, ix.dtype,
-               bool(swap), mode)
+               bool(swap), mode, _iso_key(iso))
         build = lambda: K.push_source(semiring, ta, tx, out_dtype, ip.dtype, ix.dtype,  # noqa: E731
-                                      swap, mode)
+                                      swap, mode, iso)
         has_pres = dense_x and xpres is not None
         by_vertex = (dense_x and max_row_length is not None
                      and max_row_length <= self.PUSH_VERTEX_MAX_DEGREE)
@@ -805,6 +818,11 @@ class GPUBackend(ArrayBackend):
                     (ip, ix, a_arg, np.int32(read_a), x_arg, np.int32(read_x), np.int64(m),
                      np.int64(ncols), out))
             return out, pres
+
+
+def _iso_key(v):
+    """A cache key for an iso value (its bytes: NaN keys equal themselves)."""
+    return None if v is None else np.asarray(v).tobytes()
 
 
 def _describe(key):

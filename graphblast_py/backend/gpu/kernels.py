@@ -10,6 +10,8 @@ generated *prelude* that defines, for one signature,
   backend's kernels; a user-defined operator's own), ``i``/``k``/``j`` for
   the positional ones (firsti = row of the first operand, firstj = secondi =
   the inner index, secondj = column of the second operand);
+* ``A_ISO``: the value of an iso matrix whose values a multiply reads (no
+  values array is built for it; one module per value), else 0;
 * compile-time flags: ``IS_ANY`` (stop at the first term), ``HAS_TERM`` and
   ``TERM`` (the monoid's terminal value: early exit), ``EARLY`` (pull: stop a
   row early at all -- the early_exit switch), ``SWAP`` (vxm: the vector is the
@@ -273,7 +275,7 @@ extern "C" __global__ void pull_thread(
         for (i64 p = (i64)indptr[r]; p < p1; ++p) {
             i64 c = (i64)indices[p];
             if (has_pres && !xpres[c]) continue;
-            TA av = read_a ? avals[p] : (TA)0;
+            TA av = read_a ? avals[p] : A_ISO;
             if (keep_a) chk += (double)av;
             COMBINE(prod_op(av, read_x ? xvals[c] : (TX)0, r, c));
 #if EARLY
@@ -312,7 +314,7 @@ extern "C" __global__ void pull_warp(
             if (p < p1) {
                 i64 c = (i64)indices[p];
                 if (!has_pres || xpres[c]) {
-                    TA av = read_a ? avals[p] : (TA)0;
+                    TA av = read_a ? avals[p] : A_ISO;
                     if (keep_a) chk += (double)av;
                     v = prod_op(av, read_x ? xvals[c] : (TX)0, r, c);
                     has = true;
@@ -345,9 +347,16 @@ extern "C" __global__ void pull_warp(
 """
 
 
-def pull_source(semiring, ta, tx, tout, ip, ix, swap, early_exit=True):
+def _iso_define(a_iso, ta):
+    """``A_ISO``: the matrix's one value when it is iso and not read from an
+    array (a compile-time constant), else 0."""
+    return f"#define A_ISO {literal(a_iso, ta) if a_iso is not None else '((TA)0)'}\n"
+
+
+def pull_source(semiring, ta, tx, tout, ip, ix, swap, early_exit=True, a_iso=None):
     tl, tr = (tx, ta) if swap else (ta, tx)
     return (_COMMON + _typedefs(TA=ta, TX=tx, TOUT=tout, IP=ip, IX=ix, TL=tl, TR=tr)
+            + _iso_define(a_iso, ta)
             + f"#define SWAP {1 if swap else 0}\n#define EARLY {1 if early_exit else 0}\n"
             + _flags(semiring.monoid, tout) + _COMBINE
             + _mult_fn(semiring.mult, tl, tr) + _add_fn(semiring.monoid.op) + _warp_fns(tout)
@@ -397,7 +406,7 @@ __device__ __forceinline__ void push_visit(
     if (phase == 0) { atomicMin(win + r, (int)t); flags[r] = true; return; }
     if (win[r] != (int)t) return;
 #endif
-    TA av = read_a ? pvals[p] : (TA)0;
+    TA av = read_a ? pvals[p] : A_ISO;
     // keep_a (structure_only=False): a dummy store keeps the value's load
     if (keep_a && (double)av == -1.0) *sink = true;
     TOUT v = prod_op(av, read_x ? xvals[t] : (TX)0, r, c);
@@ -473,9 +482,10 @@ extern "C" __global__ void push_vertices(
 """
 
 
-def push_source(semiring, ta, tx, tout, ip, ix, swap, mode):
+def push_source(semiring, ta, tx, tout, ip, ix, swap, mode, a_iso=None):
     tl, tr = (tx, ta) if swap else (ta, tx)
     src = (_COMMON + _typedefs(TA=ta, TX=tx, TOUT=tout, IP=ip, IX=ix, TL=tl, TR=tr)
+           + _iso_define(a_iso, ta)
            + f"#define SWAP {1 if swap else 0}\n#define MODE {mode}\n"
            + _mult_fn(semiring.mult, tl, tr) + _add_fn(semiring.monoid.op))
     if mode == 2:
