@@ -39,16 +39,20 @@ SAXPY_FLOP_COST = 16
 GALLOP_RATIO = 8
 
 
-def mxm(A, B, semiring, *, mask=None, accum=None, replace=False, out=None, method="auto"):
-    """``C<mask> = accum(C, A (+).(x) B)``: see :meth:`Matrix.mxm`."""
+def _check_operands(A, B, what):
     from ..matrix import Matrix
-    semiring = as_semiring(semiring, "mxm")
     if not isinstance(A, Matrix) or not isinstance(B, Matrix):
-        raise InvalidValue(f"mxm: expected two Matrix operands, got {type(A).__name__} and "
+        raise InvalidValue(f"{what}: expected two Matrix operands, got {type(A).__name__} and "
                            f"{type(B).__name__}")
     if A.ncols != B.nrows:
-        raise DimensionMismatch(f"mxm: {A.nrows}x{A.ncols} times {B.nrows}x{B.ncols}: inner "
+        raise DimensionMismatch(f"{what}: {A.nrows}x{A.ncols} times {B.nrows}x{B.ncols}: inner "
                                 f"dimensions {A.ncols} and {B.nrows} differ")
+
+
+def mxm(A, B, semiring, *, mask=None, accum=None, replace=False, out=None, method="auto"):
+    """``C<mask> = accum(C, A (+).(x) B)``: see :meth:`Matrix.mxm`."""
+    semiring = as_semiring(semiring, "mxm")
+    _check_operands(A, B, "mxm")
     if method not in ("auto", "saxpy", "dot", "spmm"):
         raise InvalidValue(f"mxm: method must be 'auto', 'saxpy', 'dot' or 'spmm', got "
                            f"{method!r}")
@@ -93,7 +97,6 @@ def mxm_reduce(A, B, semiring, *, mask=None, apply=None, monoid="plus", accum=No
                method="auto"):
     """``w = accum(w, [monoid_j op(C(i, j))]_i)`` with ``C<mask> = A (+).(x) B``:
     see :meth:`Matrix.mxm_reduce`."""
-    from ..matrix import Matrix
     semiring = as_semiring(semiring, "mxm_reduce")
     monoid = as_monoid(monoid, "mxm_reduce")
     if isinstance(apply, str):
@@ -101,12 +104,7 @@ def mxm_reduce(A, B, semiring, *, mask=None, apply=None, monoid="plus", accum=No
     if apply is not None and not isinstance(apply, UnaryOp):
         raise InvalidValue(f"mxm_reduce: apply must be a UnaryOp (e.g. gb.unary.abs) or None, "
                            f"got {apply!r}")
-    if not isinstance(A, Matrix) or not isinstance(B, Matrix):
-        raise InvalidValue(f"mxm_reduce: expected two Matrix operands, got {type(A).__name__} "
-                           f"and {type(B).__name__}")
-    if A.ncols != B.nrows:
-        raise DimensionMismatch(f"mxm_reduce: {A.nrows}x{A.ncols} times {B.nrows}x{B.ncols}: "
-                                f"inner dimensions {A.ncols} and {B.nrows} differ")
+    _check_operands(A, B, "mxm_reduce")
     if method not in ("auto", "saxpy", "dot"):
         raise InvalidValue(f"mxm_reduce: method must be 'auto', 'saxpy' or 'dot', got "
                            f"{method!r}")

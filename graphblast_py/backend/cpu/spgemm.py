@@ -452,6 +452,17 @@ def _apply_cfunc(be, op, in_dtype, out_dtype):
     return f
 
 
+def _reduce_fn(be, semiring, out_dtype, op, op_dtype, monoid, red_dtype):
+    """The compiled ``op`` for the fused kernels, or None for the cases they
+    do not take (unsigned min/max products, a user or unknown monoid, a
+    predefined ``op`` they do not know)."""
+    if out_dtype == np.uint64 and semiring.mult.name in ("min", "max"):
+        return None
+    if monoid.is_user or monoid.opcode < 0 or red_dtype.kind not in "biuf":
+        return None
+    return _apply_cfunc(be, op, out_dtype, np.dtype(op_dtype))
+
+
 def spgemm_reduce_csr(be, A, B, semiring, mask, out_dtype, op, op_dtype, monoid, red_dtype,
                       parallel_work, mask_csr=None):
     """``w(i) = monoid_j op(C(i, j))`` with ``C<mask> = A (+).(x) B`` for a
@@ -464,11 +475,7 @@ def spgemm_reduce_csr(be, A, B, semiring, mask, out_dtype, op, op_dtype, monoid,
     bi, bj, bv = B
     m, n = ai.shape[0] - 1, bi.shape[0] - 1
     out_dtype, red_dtype = np.dtype(out_dtype), np.dtype(red_dtype)
-    if out_dtype == np.uint64 and semiring.mult.name in ("min", "max"):
-        return None
-    if monoid.is_user or monoid.opcode < 0 or red_dtype.kind not in "biuf":
-        return None
-    f = _apply_cfunc(be, op, out_dtype, np.dtype(op_dtype))
+    f = _reduce_fn(be, semiring, out_dtype, op, op_dtype, monoid, red_dtype)
     if f is None:
         return None
     has_mask, allow_marked, mi, mj = _mask_csr(mask, mask_csr, m, n)
@@ -629,30 +636,32 @@ def _dot(ai, aj, av, read_a, bi, bj, bv, read_b, i, j, addop, multop, term, has_
     return found, acc
 
 
+@njit(inline="always")
+def _dot_at(t, ai, aj, av, read_a, bi, bj, bv, read_b, mrows, mcols, addop, multop, term,
+            has_term, is_any, outv, outp):
+    found, acc = _dot(ai, aj, av, read_a, bi, bj, bv, read_b, mrows[t], mcols[t], addop, multop,
+                      term, has_term, is_any, outv.dtype.type)
+    if found:
+        outv[t] = acc
+        outp[t] = True
+
+
 @njit(cache=True, parallel=True)
 def dot_parallel(ai, aj, av, read_a, bi, bj, bv, read_b, mrows, mcols, addop, multop, term,
                  has_term, is_any, outv, outp):
     """Masked dot-product SpGEMM: for the t-th mask entry (i, j),
     out[t] = add_k A(i,k) * B(k,j) (row i of A against row j of B^T)."""
-    T = outv.dtype.type
     for t in prange(mrows.shape[0]):
-        found, acc = _dot(ai, aj, av, read_a, bi, bj, bv, read_b, mrows[t], mcols[t], addop,
-                          multop, term, has_term, is_any, T)
-        if found:
-            outv[t] = acc
-            outp[t] = True
+        _dot_at(t, ai, aj, av, read_a, bi, bj, bv, read_b, mrows, mcols, addop, multop, term,
+                has_term, is_any, outv, outp)
 
 
 @njit(cache=True)
 def dot_serial(ai, aj, av, read_a, bi, bj, bv, read_b, mrows, mcols, addop, multop, term,
                has_term, is_any, outv, outp):
-    T = outv.dtype.type
     for t in range(mrows.shape[0]):
-        found, acc = _dot(ai, aj, av, read_a, bi, bj, bv, read_b, mrows[t], mcols[t], addop,
-                          multop, term, has_term, is_any, T)
-        if found:
-            outv[t] = acc
-            outp[t] = True
+        _dot_at(t, ai, aj, av, read_a, bi, bj, bv, read_b, mrows, mcols, addop, multop, term,
+                has_term, is_any, outv, outp)
 
 
 @njit(inline="always")
@@ -701,11 +710,7 @@ def spgemm_reduce_dot_csr(be, A, BT, semiring, mask_keys, out_dtype, shape, op, 
     bi, bj, bv = BT
     m = shape[0]
     out_dtype, red_dtype = np.dtype(out_dtype), np.dtype(red_dtype)
-    if out_dtype == np.uint64 and semiring.mult.name in ("min", "max"):
-        return None
-    if monoid.is_user or monoid.opcode < 0 or red_dtype.kind not in "biuf":
-        return None
-    f = _apply_cfunc(be, op, out_dtype, np.dtype(op_dtype))
+    f = _reduce_fn(be, semiring, out_dtype, op, op_dtype, monoid, red_dtype)
     if f is None:
         return None
     _, _, mi, mj = _mask_csr((mask_keys, False), None, m, shape[1])
