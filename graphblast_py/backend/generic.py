@@ -76,11 +76,14 @@ class ArrayBackend(SparseMixin, EwiseMixin, ReduceMixin, MatVecMixin, SpgemmMixi
     def count_nonzero(self, a):
         return int(self.xp.count_nonzero(a))
 
-    def masked_merge(self, m, z, c, cp):
-        """``(where(m, z, c), cp | m)``: positions the bool mask ``m`` allows
-        take ``z`` (each one present), the others keep ``c`` and its presence
-        ``cp`` (None: every position present, and so stays)."""
-        return self.xp.where(m, z, c), (None if cp is None else cp | m)
+    def masked_merge(self, m, z, zp, c, cp):
+        """``(where(m, z, c), where(m, zp, cp))``: positions the bool mask
+        ``m`` allows take ``z`` and its presence ``zp``, the others keep ``c``
+        and ``cp`` (a presence None: every position present)."""
+        xp = self.xp
+        if zp is None:
+            return xp.where(m, z, c), (None if cp is None else cp | m)
+        return xp.where(m, z, c), xp.where(m, zp, cp if cp is not None else True)
 
     def cast(self, a, dtype):
         return a if a.dtype == dtype else a.astype(dtype)

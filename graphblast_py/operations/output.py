@@ -181,11 +181,7 @@ def _write_dense_vector(out, T, mask, accum, replace):
             rv, rp = zv, (m if zp is None else zp & m)
             hi = min(z_hi, m_hi)
         else:
-            if zp is None:              # every position of Z present (a scalar assign)
-                rv, rp = be.masked_merge(m, zv, cv, cp)
-            else:
-                rv = xp.where(m, zv, cv)
-                rp = xp.where(m, zp, cp if cp is not None else True)
+            rv, rp = be.masked_merge(m, zv, zp, cv, cp)
             hi = min(n, c_hi + min(z_hi, m_hi))
     out._assign_result(DenseVectorResult(rv, rp), hi)
     return out

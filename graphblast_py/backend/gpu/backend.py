@@ -244,16 +244,17 @@ class GPUBackend(ArrayBackend):
     _MERGE = None
 
 
-    def masked_merge(self, m, z, c, cp):
-        """One elementwise kernel for ``(where(m, z, c), cp | m)``."""
-        if cp is None or z.dtype != c.dtype:
-            return super().masked_merge(m, z, c, cp)
+    def masked_merge(self, m, z, zp, c, cp):
+        """One elementwise kernel for ``(where(m, z, c), where(m, zp, cp))``."""
+        if (zp is None and cp is None) or z.dtype != c.dtype:
+            return super().masked_merge(m, z, zp, c, cp)
         k = GPUBackend._MERGE
         if k is None:
             k = GPUBackend._MERGE = cupy.ElementwiseKernel(
-                "bool m, T z, T c, bool cp", "T rv, bool rp",
-                "rv = m ? z : c; rp = m || cp;", "gb_masked_merge")
-        return k(m, z, c, cp)
+                "bool m, T z, bool zp, T c, bool cp", "T rv, bool rp",
+                "rv = m ? z : c; rp = m ? zp : cp;", "gb_masked_merge")
+        # a presence None is every position present: a scalar true
+        return k(m, z, True if zp is None else zp, c, True if cp is None else cp)
 
     def free_bytes(self):
         """Free device memory now (cudaMemGetInfo), in bytes."""
