@@ -542,7 +542,7 @@ class GPUBackend(ArrayBackend):
         warp = indices.shape[0] >= (self.PULL_WARP_MIN_DEGREE_EARLY if stops else
                                     self.PULL_WARP_MIN_DEGREE) * max(nrows, 1)
         key = ("pull", semiring.monoid, semiring.mult, ta, tx, out_dtype, ip.dtype, ix.dtype,
-               bool(swap), early, _iso_key(iso))
+               bool(swap), _iso_key(iso), early)
         fn = self._fn(key, lambda: K.pull_source(semiring, ta, tx, out_dtype, ip.dtype, ix.dtype,
                                                  swap, early, iso),
                       "pull_warp" if warp else "pull_thread")
