@@ -241,20 +241,26 @@ class GPUBackend(ArrayBackend):
             _grid_capped(a.shape[0]), (K.BLOCK,), (_c(a), np.int64(a.shape[0]), out))
         return int(out[0])
 
-    _MERGE = None
+    _MERGE = {}
 
 
     def masked_merge(self, m, z, zp, c, cp):
-        """One elementwise kernel for ``(where(m, z, c), where(m, zp, cp))``."""
-        if (zp is None and cp is None) or z.dtype != c.dtype:
+        """One elementwise kernel for ``(where(m, z, c), where(m, zp, cp))``
+        (``zp`` None: every position of z present)."""
+        if cp is None or z.dtype != c.dtype:
             return super().masked_merge(m, z, zp, c, cp)
-        k = GPUBackend._MERGE
+        full = zp is None
+        k = GPUBackend._MERGE.get(full)
         if k is None:
-            k = GPUBackend._MERGE = cupy.ElementwiseKernel(
-                "bool m, T z, bool zp, T c, bool cp", "T rv, bool rp",
-                "rv = m ? z : c; rp = m ? zp : cp;", "gb_masked_merge")
-        # a presence None is every position present: a scalar true
-        return k(m, z, True if zp is None else zp, c, True if cp is None else cp)
+            if full:
+                k = cupy.ElementwiseKernel("bool m, T z, T c, bool cp", "T rv, bool rp",
+                                           "rv = m ? z : c; rp = m || cp;", "gb_masked_merge")
+            else:
+                k = cupy.ElementwiseKernel("bool m, T z, bool zp, T c, bool cp",
+                                           "T rv, bool rp", "rv = m ? z : c; rp = m ? zp : cp;",
+                                           "gb_masked_merge_p")
+            GPUBackend._MERGE[full] = k
+        return k(m, z, c, cp) if full else k(m, z, zp, c, cp)
 
     def free_bytes(self):
         """Free device memory now (cudaMemGetInfo), in bytes."""
