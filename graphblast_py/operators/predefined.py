@@ -130,8 +130,10 @@ def _int_div(xp, x, y):
         q = xp.where((xw % yw != 0) & ((xw < 0) != (yw < 0)), xw // yw + 1, xw // yw).astype(dt)
     if dt.kind == "b":
         return q
+    # the type's own scalars: a Python int 2**64 - 1 is an int64 overflow to where()
     info = np.iinfo(dt)
-    return xp.where(zero, xp.where(x == 0, 0, xp.where(x > 0, info.max, info.min)), q).astype(dt)
+    hi, lo, z = dt.type(info.max), dt.type(info.min), dt.type(0)
+    return xp.where(zero, xp.where(x == 0, z, xp.where(x > 0, hi, lo)), q).astype(dt)
 
 
 def _div(xp, x, y):
@@ -152,8 +154,9 @@ def _pow(xp, x, y):
     y = xp.asarray(y, dtype=dt)
     neg = y < 0
     r = xp.power(x, xp.where(neg, 0, y).astype(dt))
-    inv = xp.where(x == 1, 1, xp.where(x == -1, xp.where(y % 2 == 0, 1, -1),
-                                       xp.where(x == 0, np.iinfo(dt).max, 0)))
+    one, z = dt.type(1), dt.type(0)
+    inv = xp.where(x == 1, one, xp.where(x == -1, xp.where(y % 2 == 0, one, -one),
+                                         xp.where(x == 0, dt.type(np.iinfo(dt).max), z)))
     return xp.where(neg, inv, r).astype(dt)
 
 
