@@ -33,7 +33,7 @@ def graphs():
     """(name, SciPy CSR int64) of the graph families that break things."""
     star = nx.star_graph(40)                       # one hub row with 40 entries
     star.add_edges_from([(1, 2), (3, 4)])
-    k = gb.generators.kronecker(7, seed=3)
+    k = gb.generators.kronecker(5, seed=3)
     r, c, _ = (host(a) for a in k.to_coo())
     kron = sp.csr_matrix((np.ones(r.shape[0], np.int64), (r, c)), shape=k.shape)
     dis = nx.disjoint_union(nx.complete_graph(5), nx.path_graph(6))
