@@ -233,3 +233,17 @@ def test_mxm_reduce_errors():
         A.mxm_reduce(B, gb.semiring.plus_times, out=gb.Matrix("float64", 11, 7))
     with pytest.raises(InvalidValue, match="pass a mask as"):
         A.mxm_reduce(B, gb.semiring.plus_times, mask=B)
+
+
+def test_mxm_reduce_dense_operand(device):
+    """B in dense form (every entry present): the product's rows, reduced."""
+    S, _ = small_cases()
+    A = lib(S, device)
+    X = np.arange(22, dtype=np.float64).reshape(11, 2) - 7
+    B = gb.Matrix.from_dense(X, device=device)
+    w = A.mxm_reduce(B, gb.semiring.plus_times, apply="abs", monoid="max")
+    assert gb.stats.last("mxm_reduce") == "saxpy"
+    want = np.abs(S.toarray() @ X).max(axis=1)
+    rows = np.diff(S.indptr) > 0
+    got = host(w.to_dense(fill=0))
+    assert np.allclose(got[rows], want[rows]) and w.nvals == int(rows.sum())

@@ -121,6 +121,7 @@ def mxm_reduce(A, B, semiring, *, mask=None, apply=None, monoid="plus", accum=No
     mult = semiring.mult
     if method == "auto":
         method = _choose(A, B, mask, be.saxpy_flop_cost(semiring, out_dtype) or SAXPY_FLOP_COST)
+        method = "saxpy" if method == "spmm" else method      # a dense B: Gustavson rows too
     if method == "dot" and (mask is None or mask.complement):
         raise InvalidValue("mxm_reduce(method='dot') needs a mask that is not complemented")
     stats.record("mxm_reduce", method)
