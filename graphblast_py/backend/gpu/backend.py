@@ -723,12 +723,6 @@ class GPUBackend(ArrayBackend):
             return super().spgemm_reduce(A, B, semiring, mask, out_dtype, shape, op, op_dtype,
                                          monoid, red_dtype, mask_csr)
 
-    def edge_triangles(self, indptr, indices, sums=False):
-        """Common neighbours per stored entry by triangle listing (gpu/spgemm.py)."""
-        from .spgemm import edge_triangles
-        with _OOM("the per-edge triangle count"):
-            return edge_triangles(self, indptr, indices, sums)
-
     def four_cliques(self, indptr, indices):
         """4-cliques containing each vertex (gpu/spgemm.py)."""
         from .spgemm import four_cliques

@@ -9,9 +9,6 @@
   through ``op``, sums the results, and clears what it touched.  Memory: per
   block an accumulator, a flag and a list of ``ncols`` entries (the number of
   blocks is cut to fit ``MEMORY_FRACTION`` of the free memory).
-* :func:`edge_triangles` -- C = A ∘ A² on a symmetric pattern by triangle
-  listing: one thread per edge of the degree-oriented graph merges the two
-  out-lists; each triangle is found once and counted atomically on its edges.
 * :func:`four_cliques` -- one thread per edge of the degree-oriented graph:
   for each w in N+(u) ∩ N+(v) (a merge of the two sorted lists), every x in
   N+(w) found in both lists (binary search) closes a 4-clique {u, v, w, x},
@@ -177,43 +174,12 @@ extern "C" __global__ void four_cliques(const long long* op, const long long* oj
 """
 
 
-TRIANGLES = r"""
-extern "C" __global__ void edge_triangles(const long long* op, const long long* oj,
-                                          const long long* orow, long long ne,
-                                          const long long* tot, unsigned int* cnt,
-                                          unsigned long long* sums, int pass) {
-    for (long long e = blockIdx.x * (long long)blockDim.x + threadIdx.x; e < ne;
-         e += (long long)gridDim.x * blockDim.x) {
-        long long u = orow[e], v = oj[e];
-        long long a = op[u], ae = op[u + 1], b = op[v], be = op[v + 1];
-        while (a < ae && b < be) {
-            long long x = oj[a], y = oj[b];
-            if (x < y) { a++; continue; }
-            if (y < x) { b++; continue; }
-            /* triangle u -> v -> w = x, u -> w: edges e (u v), a (u w), b (v w) */
-            if (pass == 0) {
-                atomicAdd(cnt + e, 1u);
-                atomicAdd(cnt + a, 1u);
-                atomicAdd(cnt + b, 1u);
-            } else {
-                atomicAdd(sums + u, (unsigned long long)(tot[b] - 1));
-                atomicAdd(sums + v, (unsigned long long)(tot[a] - 1));
-                atomicAdd(sums + x, (unsigned long long)(tot[e] - 1));
-            }
-            a++;
-            b++;
-        }
-    }
-}
-"""
-
-
-def _orient(be, ip, ix):
-    """The degree orientation of a symmetric pattern: (op, oj, orow, up, rows,
-    cols): the CSR of the edges u -> v with (degree, id) of u below v's
-    (columns ascending), each oriented edge's row, its position ``up`` in the
-    input CSR, and the input's rows and columns (int64)."""
+def four_cliques(be, ip, ix):
+    """4-cliques containing each vertex (int64 device array) of the symmetric
+    pattern (ip, ix) with columns ascending in every row."""
     n = ip.shape[0] - 1
+    if n == 0 or ix.shape[0] == 0:
+        return cupy.zeros(n, dtype=np.int64)
     ip = ip.astype(np.int64)
     deg = ip[1:] - ip[:-1]
     ids = cupy.arange(n, dtype=np.int64)
@@ -221,57 +187,16 @@ def _orient(be, ip, ix):
     rank[cupy.lexsort(cupy.stack((ids, deg)))] = ids
     rows = be.rows_of(ip, ix.shape[0]).astype(np.int64)
     cols = ix.astype(np.int64)
-    up = cupy.flatnonzero(rank[rows] < rank[cols])
-    orow, oj = rows[up], cols[up]
+    keep = rank[rows] < rank[cols]
+    orow, oj = rows[keep], cols[keep]
+    del rows, cols, keep, rank
     op = cupy.zeros(n + 1, dtype=np.int64)
     cupy.cumsum(cupy.bincount(orow, minlength=n), out=op[1:])
-    return op, oj, orow, up, rows, cols
-
-
-def _launch(be, key, source, name, ne, args):
-    fn = be._fn(key, lambda: source, name)
+    cnt = cupy.zeros(n, dtype=np.uint64)
+    fn = be._fn(("four_cliques",), lambda: FOUR_CLIQUES, "four_cliques")
+    ne = int(oj.shape[0])
     if ne:
         blocks = max(1, min((ne + K.BLOCK - 1) // K.BLOCK, 1 << 20))
-        fn((blocks,), (K.BLOCK,), args)
-
-
-def edge_triangles(be, ip, ix, sums):
-    """Common neighbours per stored entry (int64, CSR order) of a symmetric
-    pattern with columns ascending, and with ``sums`` the per-vertex sums
-    over the triangles {i, j, k} of C(j, k) - 1: a thread per oriented edge
-    (u, v) merges N+(u) and N+(v); each common w is a triangle found once,
-    counted atomically on its three edges (first pass) or, with the counts
-    known, added to its corners (second pass)."""
-    n = ip.shape[0] - 1
-    nnz = ix.shape[0]
-    out = cupy.zeros(nnz, dtype=np.int64)
-    s = cupy.zeros(n, dtype=np.uint64)
-    if n and nnz:
-        op, oj, orow, up, rows, cols = _orient(be, ip, ix)
-        ne = int(oj.shape[0])
-        cnt = cupy.zeros(ne, dtype=np.uint32)
-        args = [op, oj, orow, np.int64(ne), be._dummy(np.dtype(np.int64)), cnt, s, np.int32(0)]
-        _launch(be, ("edge_triangles",), TRIANGLES, "edge_triangles", ne, tuple(args))
-        tot = cnt.astype(np.int64)
-        del cnt
-        out[up] = tot
-        keys = rows * np.int64(n) + cols
-        out[cupy.searchsorted(keys, cols[up] * np.int64(n) + rows[up])] = tot
-        del keys, rows, cols
-        if sums:
-            args[4], args[7] = tot, np.int32(1)
-            _launch(be, ("edge_triangles",), TRIANGLES, "edge_triangles", ne, tuple(args))
-    return (out, s.view(np.int64)) if sums else out
-
-
-def four_cliques(be, ip, ix):
-    """4-cliques containing each vertex (int64 device array) of the symmetric
-    pattern (ip, ix) with columns ascending in every row."""
-    n = ip.shape[0] - 1
-    cnt = cupy.zeros(n, dtype=np.uint64)
-    if n and ix.shape[0]:
-        op, oj, orow, _, _, _ = _orient(be, ip, ix)
-        ne = int(oj.shape[0])
-        _launch(be, ("four_cliques",), FOUR_CLIQUES, "four_cliques", ne,
-                (op, oj, orow, np.int64(ne), cnt))
+        fn((blocks,), (K.BLOCK,), (op, oj, orow, np.int64(ne), cnt))
     return cnt.view(np.int64)
+
