@@ -22,9 +22,18 @@ log() { echo "== $*" | tee -a "$OUT/run.log"; }
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee -a "$OUT/run.log"
 python3 -c "import cupy; print('cupy', cupy.__version__)" | tee -a "$OUT/run.log"
 
-# STEPS picks the parts (one device call is at most 10 minutes):
-# tests default large ablation spectral
-STEPS=" ${STEPS:-tests default large ablation spectral} "
+# STEPS picks the parts (one device call is at most 10 minutes, and starting a
+# machine costs minutes of the session's device time: two calls, e.g.
+# STEPS="tests spectral fglt gpu" and STEPS="kron22 grid1000 ablation"):
+#   tests     the GPU tests
+#   default   compare, the default set
+#   kron22    compare kron:22 (GPU, SciPy, python-graphblas as reference, CuPy programs)
+#   grid1000  compare grid:1000 (the same systems)
+#   ablation  compare --ablation on kron:18 and grid:300
+#   spectral  benchmarks/spectral.py: expm and eigvalsh rows, tridiagonal, 7000^2 grid
+#   fglt      benchmarks/fglt.py on the GPU
+#   gpu       benchmarks/gpu.py (BFS, PageRank, TC, CC against the CuPy programs)
+STEPS=" ${STEPS:-tests default kron22 grid1000 ablation spectral} "
 has() { [[ "$STEPS" == *" $1 "* ]]; }
 
 if has tests; then
@@ -39,12 +48,17 @@ log "compare: default set"
 ( time timeout "${T_DEFAULT:-90}" python3 -m graphblast_py compare --quiet --out "$W/default" ) \
   >> "$OUT/run.log" 2>&1; echo "exit $?" >> "$OUT/run.log"
 fi
-if has large; then
-log "compare: large set (kron:22, grid:1000), graphblast-py on the GPU, SciPy, CuPy baselines"
-( time timeout "${T_LARGE:-200}" python3 -m graphblast_py compare --quiet --graphs large \
-    --devices gpu --systems graphblast-py,scipy,cupy-baselines --repeat 2 --budget 10 \
-    --warmup-budget 30 --out "$W/large" ) >> "$OUT/run.log" 2>&1; echo "exit $?" >> "$OUT/run.log"
-fi
+large() {   # $1: graph spec, $2: output name
+  log "compare: $1, graphblast-py on the GPU, SciPy, python-graphblas, CuPy programs"
+  ( time timeout "${T_LARGE:-250}" python3 -m graphblast_py compare --quiet --graphs "$1" \
+      --devices gpu --systems graphblast-py,scipy,python-graphblas,cupy-baselines --repeat 2 \
+      --budget 10 --warmup-budget 30 --no-plots --out "$W/$2" ) >> "$OUT/run.log" 2>&1
+  echo "exit $?" >> "$OUT/run.log"
+  cp "$W/$2/table.md" "$OUT/$2_table.md" 2>/dev/null || \
+    cp "$W/$2/runs.partial.tsv" "$OUT/$2_partial.tsv" 2>/dev/null
+}
+if has kron22; then large kron:22 kron22; fi
+if has grid1000; then large grid:1000 grid1000; fi
 if has ablation; then
 log "compare --ablation on the GPU"
 timeout "${T_ABL:-35}" python3 -m graphblast_py compare --quiet --ablation --devices gpu \
@@ -53,15 +67,24 @@ echo "exit $?" >> "$OUT/run.log"
 fi
 
 if has spectral; then
-log "spectral: expm_multiply(krylov_dim=30) against the plain CuPy Lanczos"
-timeout "${T_SPEC:-50}" python3 benchmarks/spectral.py --device gpu --scales 20 22 --eig-max-n 0 \
-  --repeats 5 >> "$OUT/run.log" 2>&1
+log "spectral: expm_multiply(krylov_dim=30) against the plain CuPy Lanczos, eigvalsh against eigsh"
+timeout "${T_SPEC:-150}" python3 benchmarks/spectral.py --device gpu --scales 18 20 22 \
+  --grids 300 1000 --big-grid 7000 --tridiag 20000 --eig-max-n 5000000 --eigsh-max-n 5000000 \
+  --repeats 7 > "$OUT/spectral.log" 2>&1; echo "exit $?" >> "$OUT/spectral.log"
+fi
+if has fglt; then
+log "fglt on the GPU"
+timeout "${T_FGLT:-90}" python3 benchmarks/fglt.py --device gpu --scales 14 17 20 --grids 300 \
+  --timeout 80 > "$OUT/fglt.log" 2>&1; echo "exit $?" >> "$OUT/fglt.log"
+fi
+if has gpu; then
+log "benchmarks/gpu.py"
+timeout "${T_GPU:-150}" python3 benchmarks/gpu.py --scales 18 20 22 --grids 300 1000 \
+  --repeats 3 > "$OUT/gpu_bench.log" 2>&1; echo "exit $?" >> "$OUT/gpu_bench.log"
 fi
 
 cp "$W/default/table.md" "$OUT/default_table.md" 2>/dev/null
 cp "$W/default/time_vs_size.png" "$OUT/default_time_vs_size.png" 2>/dev/null
 cp "$W/default/speedup.png" "$OUT/default_speedup.png" 2>/dev/null
-cp "$W/large/table.md" "$OUT/large_table.md" 2>/dev/null || \
-  cp "$W/large/runs.partial.tsv" "$OUT/large_partial.tsv" 2>/dev/null
 cat "$W"/ablation/*.md > "$OUT/ablation.md" 2>/dev/null
 ls -la "$W"/* >> "$OUT/run.log" 2>&1
