@@ -134,32 +134,107 @@ def test_auto_switches_on_growing_frontier(device):
         same(levels, lv)
 
 
-def test_auto_follows_the_cost_model(device):
-    """push_cost = d * nvals(u) * the backend's push_cost_weight; pull_cost =
-    d * allowed outputs, times the early-exit factor for monoids with a
-    terminal value (any, lor, min ...)."""
+def _expected_direction(A, u, device, factor, allowed, swap):
+    """The cost model written out from its definition (operations/mxv.py
+    ``_choose``), with the counts taken from SciPy: push_cost = the
+    frontier's edges (exact where the backend counts them, for vxm; else
+    d * nvals(u)) * push_cost_weight; pull_cost = (d * factor +
+    pull_row_cost) * allowed outputs."""
     from graphblast_py import backend
+    be = backend.get(device)
+    S = A.to("cpu").to_scipy().tocsr()
+    d = S.nnz / S.shape[0]
+    idx, _ = u.to("cpu").to_coo()
+    deg = np.diff(S.indptr)
+    edges = int(deg[idx].sum()) if (swap and be.exact_push_edges) else d * idx.shape[0]
+    push = edges * be.push_cost_weight
+    pull = (d * factor + be.pull_row_cost) * allowed
+    return "push" if push < pull else "pull"
+
+
+def test_auto_follows_the_cost_model(device):
+    """push_cost = the frontier's edges * the backend's push_cost_weight;
+    pull_cost = (d, times the early-exit factor for monoids with a terminal
+    value (any, lor, min ...), + the backend's pull_row_cost) * allowed
+    outputs."""
     rng = np.random.default_rng(2)
     n = 1000
     A = random_graph(rng, n, 8, device)
     f = mxv_module.EARLY_EXIT_FACTOR
-    w = backend.get(device).push_cost_weight
+    seen = set()
     for sr, factor in ((gb.semiring.any_pair, f), (gb.semiring.lor_land, f),
                        (gb.semiring.plus_times, 1.0)):
         for k in (1, 10, 100, 240, 260, 400, 900):
             u = gb.Vector.from_coo(rng.choice(n, k, replace=False), 1, n, device=device)
             u.vxm(A, sr)
-            want = "push" if k * w < n * factor else "pull"
+            want = _expected_direction(A, u, device, factor, n, True)
             assert gb.stats.last("vxm") == want, (sr, k)
             A.mxv(u, sr)
-            assert gb.stats.last("mxv") == want, (sr, k)
+            assert gb.stats.last("mxv") == _expected_direction(A, u, device, factor, n, False)
+            seen.add(want)
+    assert seen == {"push", "pull"}         # the sizes cover both sides of the switch
     # a mask limits what pull scans: few allowed outputs -> pull even for a big frontier
     u = gb.Vector.from_coo(rng.choice(n, 100, replace=False), 1, n, device=device)
     few = gb.Vector.from_coo([3, 5, 7], True, n, device=device)
     u.vxm(A, gb.semiring.plus_times, mask=few.S)
     assert gb.stats.last("vxm") == "pull"
-    u.vxm(A, gb.semiring.plus_times, mask=~few.S)        # allowed = n - 3 > nvals(u) * w
-    assert gb.stats.last("vxm") == ("push" if 100 * w < n - 3 else "pull")
+    u.vxm(A, gb.semiring.plus_times, mask=~few.S)
+    assert gb.stats.last("vxm") == _expected_direction(A, u, device, 1.0, n - 3, True)
+
+
+def _hub_graph(device, n=20000, nhubs=40, hub_deg=5000):
+    """A power-law shape: the source 0 joined to ``nhubs`` hubs, each joined
+    to ``hub_deg`` random vertices, all on a ring; the frontier after the
+    source is the hubs, of ~12x the mean degree."""
+    rng = np.random.default_rng(7)
+    r = [np.zeros(nhubs, np.int64)]
+    c = [np.arange(1, nhubs + 1)]
+    for h in range(1, nhubs + 1):
+        t = rng.choice(np.arange(nhubs + 1, n), hub_deg, replace=False)
+        r.append(np.full(t.shape[0], h))
+        c.append(t)
+    ring = np.arange(n)
+    r.append(ring)
+    c.append((ring + 1) % n)
+    r, c = np.concatenate(r), np.concatenate(c)
+    r, c = np.concatenate([r, c]), np.concatenate([c, r])
+    S = sp.coo_matrix((np.ones(r.shape[0], bool), (r, c)), shape=(n, n)).tocsr()
+    S.sum_duplicates()
+    return gb.Matrix.from_scipy(S, device=device)
+
+
+def test_cpu_direction_hub_frontier_and_grid_frontier():
+    """The CPU's calibrated choice (cost-model level, no timing): the frontier
+    next to a hub holds the high-degree vertices, so its edges are many times
+    ``d * nvals(u)`` -- pull, although the mean-degree estimate says push;
+    a grid's frontier (a diagonal of a few dozen vertices of degree <= 4)
+    pushes while most rows are unvisited."""
+    A = _hub_graph("cpu")
+    n = A.nrows
+    S = A.to_scipy()
+    frontier = gb.Vector.from_coo(np.arange(1, 41), True, n)     # the source's neighbours
+    visited = gb.Vector.from_coo(np.arange(0, 41), True, n)
+    nxt = frontier.vxm(A, gb.semiring.any_pair, mask=~visited.S, replace=True)
+    assert gb.stats.last("vxm") == "pull"
+    want = np.setdiff1d(np.unique(S[1:41].indices), np.arange(41))   # SciPy's answer
+    assert np.array_equal(np.sort(nxt.to_coo()[0]), want)
+    # what the mean degree alone would have said
+    d = S.nnz / n
+    be_w = gb.backend.get("cpu").push_cost_weight
+    assert d * 40 * be_w < (d * mxv_module.EARLY_EXIT_FACTOR
+                            + gb.backend.get("cpu").pull_row_cost) * (n - 41)
+    # the grid frontier of BFS level 40 from a corner: vertices i + j = 40
+    G = gb.generators.grid2d(100, 100)
+    ii = np.arange(41)
+    front = ii * 100 + (40 - ii)
+    seen = np.concatenate([i * 100 + np.arange(41 - i) for i in range(41)])
+    f = gb.Vector.from_coo(front, True, 10000)
+    v = gb.Vector.from_coo(seen, True, 10000)
+    nxt = f.vxm(G, gb.semiring.any_pair, mask=~v.S, replace=True)
+    assert gb.stats.last("vxm") == "push"
+    Sg = G.to_scipy()
+    want = np.setdiff1d(np.unique(Sg[front].indices), seen)         # SciPy's answer
+    assert np.array_equal(np.sort(nxt.to_coo()[0]), want) and want.shape[0] == 42
 
 
 def test_direction_argument_checked(device):

@@ -38,8 +38,23 @@ class MatVecMixin:
         return (m.reads_y, m.reads_x) if swap else (m.reads_x, m.reads_y)
 
     # the auto direction's weight of a push edge against a pull edge
-    # (operations/mxv.py: push_cost = d * nvals(u) * push_cost_weight)
+    # (operations/mxv.py: push_cost = d * nvals(u) * push_cost_weight), the
+    # cost of visiting one allowed row in pull, in scanned edges
+    # (pull_cost = (d * early-exit factor + pull_row_cost) * allowed rows),
+    # and whether frontier_edges counts a frontier's edges exactly
     push_cost_weight = 1.0
+    pull_row_cost = 0.0
+    exact_push_edges = False
+
+    def frontier_edges(self, indptr, x):
+        """The number of stored entries in the rows of ``indptr`` that the
+        frontier ``x`` (a vector's stored content, see ``Vector._view``)
+        selects, or None where counting would cost more than it saves (a
+        dense frontier; a device read)."""
+        if not isinstance(x, SparseResult):
+            return None
+        idx = x.keys
+        return int((indptr[idx + 1] - indptr[idx]).sum()) if idx.shape[0] else 0
 
     def max_row_length(self, indptr):
         """The longest row of a CSR (0 for none): one device read."""

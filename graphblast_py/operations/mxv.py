@@ -11,7 +11,9 @@
 ``pull_cost = d * allowed rows * (1/4 when the monoid can exit early)``, d the
 mean degree; push only when strictly cheaper; the backend's
 ``push_cost_weight`` scales push's estimate where its per-edge cost differs
-from pull's) -- GraphBLAST's switch; the choice is recorded in ``gb.stats``.  Counts not known on the host are taken
+from pull's, its ``pull_row_cost`` adds a cost per allowed row, and where
+``exact_push_edges`` is set the frontier's exact edge count replaces
+``d * nvals(u)`` for vxm -- see ``_choose``) -- GraphBLAST's switch; the choice is recorded in ``gb.stats``.  Counts not known on the host are taken
 as their upper bound (see ``Vector._nvals_estimate``): choosing never waits
 on the device.
 
@@ -103,7 +105,7 @@ def _matvec(what, A, u, semiring, mask, accum, replace, out, direction, pull_inp
     kmask = mask if mask_first else None       # the mask the kernel sees
 
     if direction == "auto":
-        direction = _choose(A, u, kmask, semiring, n_in, n_out, early_exit)
+        direction = _choose(A, u, kmask, semiring, n_in, n_out, early_exit, swap)
     if defaults:
         stats.record(what, direction)
     else:
@@ -136,25 +138,42 @@ def _matvec(what, A, u, semiring, mask, accum, replace, out, direction, pull_inp
                   masked=kmask is not None)
 
 
-def _choose(A, u, mask, semiring, n_in, n_out, early_exit=True):
+def _choose(A, u, mask, semiring, n_in, n_out, early_exit=True, swap=True):
     """GraphBLAST's cost model: push while the frontier's edges are fewer
     than the edges pull would scan (``mask``: the mask the kernel uses).
     Counts come from what the host already knows (``_nvals_estimate``: the
     exact count, else the bound the output rule kept), so choosing never
     waits on the device.  A tie goes to pull (a full input vector without a
-    mask: pull is a plain SpMV, push would combine every product atomically)."""
+    mask: pull is a plain SpMV, push would combine every product atomically).
+
+    Two backend terms refine it where they are cheap: ``frontier_edges``
+    (the exact edge count of a sparse frontier, from the row pointers push
+    would use; None where it would cost a device read or a transpose) in
+    place of ``d * nvals(u)`` -- a frontier next to a hub has many times the
+    mean degree -- and ``pull_row_cost``, the cost of visiting an allowed
+    row in units of a scanned edge (zero by default)."""
     nnz = A.nvals
     if nnz == 0:
         return "push"
-    d = nnz / max(n_in, 1)
-    push_cost = d * u._nvals_estimate() * A._be.push_cost_weight
+    be = A._be
     if mask is None:
         allowed = n_out
     else:
         m = mask.parent._nvals_estimate()
         allowed = (n_out - m) if mask.complement else m
-    pull_cost = (nnz / max(n_out, 1)) * allowed
+    per_row = nnz / max(n_out, 1)
     if early_exit and (semiring.monoid.is_any or
                        semiring.monoid.terminal(semiring.out_dtype(A.dtype, u.dtype)) is not None):
-        pull_cost *= EARLY_EXIT_FACTOR
-    return "push" if push_cost < pull_cost else "pull"
+        per_row *= EARLY_EXIT_FACTOR
+    pull_cost = (per_row + be.pull_row_cost) * allowed
+    nv = u._nvals_estimate()
+    edges = None
+    if swap and be.exact_push_edges:        # vxm pushes along the rows (the CSR)
+        indptr = A._csr(False)[0]
+        longest = A._cached(("max_row_length", True), lambda: be.max_row_length(indptr))
+        if nv * longest * be.push_cost_weight < pull_cost:
+            return "push"                   # cheaper even if every row were the longest
+        edges = be.frontier_edges(indptr, u._view())
+    if edges is None:
+        edges = nnz / max(n_in, 1) * nv
+    return "push" if edges * be.push_cost_weight < pull_cost else "pull"

@@ -141,6 +141,16 @@ def _kernels():
 class CPUBackend(ArrayBackend):
     name = "cpu"
     xp = np
+    # the auto direction (operations/mxv.py _choose), in units of one edge
+    # that pull scans: measured per BFS level on Kronecker 14/16/18 and grids
+    # (benchmarks/cpu.py --levels), one thread: push ~6 ns per frontier edge
+    # (the accumulator scatter, the touched list and its sort), pull ~2.5 ns
+    # per scanned edge and ~10 ns per allowed row.  The frontier's edges are
+    # counted exactly (a gather over its indices: next to a hub a frontier
+    # has 5-50x the mean degree, so d * nvals(u) chose push 2-6x too often)
+    push_cost_weight = 2.4
+    pull_row_cost = 4.0
+    exact_push_edges = True
 
     def __init__(self):
         self._user = {}
