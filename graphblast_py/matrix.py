@@ -239,6 +239,9 @@ class Matrix:
         :class:`InvalidValue` unless ``dup_op`` combines them.
         """
         from .vector import _dup_op, _infer_size
+        if getattr(device, "dist_matrix_type", None) is not None:     # graphblast_py.dist
+            return device.dist_matrix_type.from_coo(rows, cols, values, nrows, ncols,
+                                                    dtype=dtype, dup_op=dup_op, device=device)
         be = backend_for(device)
         iso = np.ndim(values) == 0 and not (hasattr(values, "shape") and values.shape != ())
         (r, c), vals, dt = coo_arrays(be, (rows, cols), values, dtype, "Matrix.from_coo")

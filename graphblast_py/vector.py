@@ -50,6 +50,11 @@ class Vector:
     __slots__ = ("_be", "size", "dtype", "_form", "_idx", "_vals", "_pres", "_nvals",
                  "_nv_hi", "__weakref__")
 
+    def __new__(cls, *args, device=None, **kwargs):
+        # a distributed layout (graphblast_py.dist) as the device makes its own vector type
+        dist = getattr(device, "dist_vector_type", None)
+        return object.__new__(dist if dist is not None and cls is Vector else cls)
+
     def __init__(self, dtype: str | np.dtype | type = dtypes.FP64, size: int = 0, *,
                  device: str | None = None, form: str = "sparse") -> None:
         self.dtype = dtypes.lookup(dtype)
@@ -207,6 +212,9 @@ class Vector:
         unless ``dup_op`` (a BinaryOp or its name) combines them.
         """
         from .indexing import coo_arrays
+        if getattr(device, "dist_vector_type", None) is not None:     # graphblast_py.dist
+            return device.dist_vector_type.from_coo(indices, values, size, dtype=dtype,
+                                                    dup_op=dup_op, device=device)
         be = backend_for(device)
         if be.dense_vectors and dup_op is None and _on_host(indices) and _on_host(values):
             # host data for a device that waits to check or sort: check and
