@@ -71,7 +71,7 @@ def write(out, T, mask, accum, replace, masked=False):
             out._assign_result(T)
         return out
     if out._is_vector and (isinstance(T, DenseVectorResult) or out.form == "dense"):
-        return _write_dense_vector(out, T, mask, accum, replace)
+        return _write_dense_vector(out, T, mask, accum, replace, masked)
     # general path on sorted keys
     kc, vc = out._keys_vals()
     kt, vt = _as_keys(out, T)
@@ -136,7 +136,7 @@ def _mask_bound(mask, n):
     return n if known is None else n - known
 
 
-def _write_dense_vector(out, T, mask, accum, replace):
+def _write_dense_vector(out, T, mask, accum, replace, masked=False):
     """The output rule over all positions (a dense operand): a few elementwise
     array operations, none of which waits on the device.  The result's entry
     count is left to be counted when asked; the host keeps an upper bound of
@@ -146,6 +146,25 @@ def _write_dense_vector(out, T, mask, accum, replace):
     n = out.size
     # nothing old to keep in an empty out: replace gives the same result
     replace = replace or (accum is None and out._is_empty_fresh())
+    if (accum is None and not replace and mask is not None and not mask.complement
+            and isinstance(T, SparseResult) and mask.parent._is_vector
+            and mask.parent.form == "sparse"):
+        # a sparse mask and a sparse T: only the mask's positions change (old
+        # entries there vanish, T's allowed entries land); the rest is a copy
+        cv, cp = out._dense()
+        kt, vt = T.keys, T.vals
+        mk = mask.keys()
+        if not masked:
+            keep = be.member(kt, mk)
+            kt, vt = kt[keep], vt[keep]
+        zv = cv.copy()
+        zp = cp.copy() if cp is not None else xp.ones(n, dtype=bool)
+        zp[mk] = False
+        zv[kt] = be.cast(vt, out.dtype)
+        zp[kt] = True
+        out._assign_result(DenseVectorResult(zv, zp),
+                           min(n, out._nvals_bound() + kt.shape[0]))
+        return out
     cv, cp = out._dense() if not (replace and accum is None) else (None, None)
     if isinstance(T, DenseVectorResult):
         tv, tp = T.vals, T.present

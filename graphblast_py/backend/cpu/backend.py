@@ -6,6 +6,8 @@ pull, masked push, masked dot-product SpGEMM) and the reductions with
 ``ufunc.reduceat``.  User-defined operators are compiled with numba once per
 dtype and cached on the operator.
 """
+import threading
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -443,17 +445,36 @@ class CPUBackend(ArrayBackend):
         ra = ra or keep
         a = self._operand(pvals, ra, cd)
         xv = self._operand(xvals, True, cd) if rx else np.zeros(xidx.shape[0], dtype=cd)
-        outv = np.zeros(n_out, dtype=out_dtype)
-        outp = np.zeros(n_out, dtype=bool)
-        touched = np.empty(n_out, dtype=np.int64)
+        # the predefined kernels never raise: their dense accumulator is a
+        # per-thread workspace, cleared at the touched positions after use
+        # (a BFS level on a grid touches a few dozen of n outputs); a user
+        # operator may raise mid-way, so its kernel gets fresh arrays
+        ws = self._push_workspace(n_out, out_dtype) if k is _kernel_module else None
+        outv, outp, touched = ws if ws is not None else (
+            np.zeros(n_out, dtype=out_dtype), np.zeros(n_out, dtype=bool),
+            np.empty(n_out, dtype=np.int64))
         read_a = bool(ra and pvals is not None)
         nt = k.push(indptr, indices, a, read_a, keep, self._sink, xidx, xv,
-                             allowed if allowed is not None else _placeholder(_BOOL),
-                             allowed is not None, semiring.monoid.opcode, semiring.mult.opcode,
-                             swap, semiring.monoid.is_any, outv, outp, touched)
+                    allowed if allowed is not None else _placeholder(_BOOL),
+                    allowed is not None, semiring.monoid.opcode, semiring.mult.opcode,
+                    swap, semiring.monoid.is_any, outv, outp, touched)
         self.last_kernel = ("push", read_a, None, allowed is not None)
         idx = np.sort(touched[:nt])
-        return idx, outv[idx]
+        vals = outv[idx]
+        if ws is not None:
+            outp[idx] = False
+        return idx, vals
+
+    _ws = threading.local()
+
+    def _push_workspace(self, n, dtype):
+        """(values, presence all False, touched) of length ``n`` for this
+        thread: one set per thread, reused while n and dtype stay the same."""
+        w = getattr(self._ws, "push", None)
+        if w is None or w[0].shape[0] != n or w[0].dtype != dtype:
+            w = (np.zeros(n, dtype=dtype), np.zeros(n, dtype=bool), np.empty(n, dtype=np.int64))
+            self._ws.push = w
+        return w
 
     def spgemm_dot(self, A, BT, semiring, mask_keys, out_dtype, shape, inner):
         ai, aj, av = A
