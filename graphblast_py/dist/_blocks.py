@@ -1,0 +1,161 @@
+"""Worker-side tasks of the distributed layer.
+
+Every function here runs on a Dask worker on that worker's block: an ordinary
+:class:`graphblast_py.Matrix` / :class:`graphblast_py.Vector` held in the
+worker's memory.  Arguments come from the client in a portable encoding
+(operators by kind and name, masks as tagged tuples) and blocks of other
+objects arrive as the arrays of :func:`export` (NumPy arrays moved by Dask,
+never pickled framework objects).  A task never changes a block it is given:
+a mutation runs on ``dup()`` (which shares the arrays; stored arrays are never
+written in place), so a block computed earlier stays valid.
+"""
+import numpy as np
+
+from .. import operators
+from ..mask import Mask
+from ..matrix import Matrix
+from ..vector import Vector
+
+MASK = "__gb_mask__"
+OUT = "__gb_out__"
+OP = "__gb_op__"
+BLOCK_DEVICE = "cpu"
+
+
+def decode(x):
+    """Rebuild a mask, an operator or a copy of an output block."""
+    if isinstance(x, tuple) and x:
+        if x[0] == MASK:
+            return Mask(x[1], x[2], x[3])
+        if x[0] == OUT:
+            return x[1].dup()
+        if x[0] == OP:
+            return getattr(getattr(operators, x[1]), x[2])
+    return x
+
+
+def new_vector(dtype, size):
+    return Vector(dtype, size, device=BLOCK_DEVICE)
+
+
+def vector_from_parts(size, dtype, idx, vals):
+    v = Vector(dtype, size, device=BLOCK_DEVICE)
+    if idx.shape[0]:
+        v._set_sparse(np.ascontiguousarray(idx, dtype=np.int64), vals.astype(dtype))
+    return v
+
+
+def matrix_from_coo(nrows, ncols, dtype, rows, cols, vals, iso):
+    """A block from COO arrays of distinct, row-major sorted entries."""
+    values = iso if vals is None else vals
+    return Matrix.from_coo(rows, cols, values, nrows, ncols, dtype=dtype, device=BLOCK_DEVICE)
+
+
+def call(obj, name, args, kwargs, mutate):
+    """``obj.name(*args, **kwargs)``; with ``mutate`` on a copy of ``obj``,
+    returning the copy."""
+    args = [decode(a) for a in args]
+    kwargs = {k: decode(v) for k, v in kwargs.items()}
+    if mutate:
+        obj = obj.dup()
+        getattr(obj, name)(*args, **kwargs)
+        return obj
+    return getattr(obj, name)(*args, **kwargs)
+
+
+def attr(obj, name):
+    return getattr(obj, name)
+
+
+def transpose(M):
+    return M.T
+
+
+# ---------------------------------------------------------------- gathers
+def export(v, offset):
+    """The block's entries as plain arrays in global positions:
+    ``("s", indices, values)`` for a sparse block, ``("d", values,
+    presence or None)`` for a dense one (the smaller of the two forms)."""
+    view = v._view()
+    if v.form == "sparse":
+        keys, vals = view
+        return ("s", keys + offset, vals)
+    vals, pres = view
+    return ("d", vals, pres)
+
+
+def assemble(parts, offsets, size, dtype):
+    """The full Vector from every block's :func:`export`."""
+    v = Vector(dtype, size, device=BLOCK_DEVICE)
+    if all(p[0] == "s" for p in parts):
+        idx = np.concatenate([p[1] for p in parts]) if parts else np.zeros(0, np.int64)
+        vals = np.concatenate([p[2] for p in parts]).astype(dtype, copy=False) if parts else \
+            np.zeros(0, dtype)
+        v._set_sparse(idx.astype(np.int64, copy=False), vals)
+        return v
+    vals = np.zeros(size, dtype)
+    pres = np.zeros(size, bool)
+    for p, lo in zip(parts, offsets):
+        if p[0] == "s":
+            vals[p[1]] = p[2]
+            pres[p[1]] = True
+        else:
+            m = p[1].shape[0]
+            vals[lo:lo + m] = p[1]
+            pres[lo:lo + m] = True if p[2] is None else p[2]
+    v._set_dense(vals, pres)
+    return v
+
+
+def matvec(kind, M, parts, offsets, size, dtype, semiring, out, mask, kwargs):
+    """One block of ``mxv`` (``M`` a row block) or ``vxm`` (``M`` a column
+    block) with the input vector assembled from every block."""
+    u = assemble(parts, offsets, size, dtype)
+    kw = {k: decode(v) for k, v in kwargs.items()}
+    sr, out, mask = decode(semiring), decode(out), decode(mask)
+    if kind == "mxv":
+        return M.mxv(u, sr, mask=mask, out=out, **kw)
+    return u.vxm(M, sr, mask=mask, out=out, **kw)
+
+
+def extract(parts, offsets, size, dtype, indices, kwargs, out, mask):
+    """One block of ``w = u[indices]`` with ``u`` assembled from every block."""
+    u = assemble(parts, offsets, size, dtype)
+    kw = {k: decode(v) for k, v in kwargs.items()}
+    return u.extract(indices, out=decode(out), mask=decode(mask), **kw)
+
+
+def column_piece(R, lo, hi, row_offset):
+    """The entries of row block ``R`` in columns [lo, hi), as COO arrays in
+    global rows and local columns."""
+    r, c, v = R.to_coo()
+    keep = (c >= lo) & (c < hi)
+    vals = v[keep]
+    return (r[keep].astype(np.int64) + row_offset, c[keep].astype(np.int64) - lo, vals)
+
+
+def column_block(pieces, nrows, ncols, dtype, iso):
+    """The column block assembled from every row block's piece."""
+    rows = np.concatenate([p[0] for p in pieces])
+    cols = np.concatenate([p[1] for p in pieces])
+    vals = None if iso is not None else np.concatenate([p[2] for p in pieces])
+    if rows.shape[0] == 0:
+        return Matrix(dtype, nrows, ncols, device=BLOCK_DEVICE)
+    return matrix_from_coo(nrows, ncols, dtype, rows, cols, vals, iso)
+
+
+def coo(x, offset):
+    """The block's entries with global row (vector: index) numbers."""
+    if isinstance(x, Vector):
+        idx, vals = x.to_coo()
+        return idx + offset, vals
+    r, c, v = x.to_coo()
+    return r.astype(np.int64) + offset, c, v
+
+
+def iso_value(M):
+    """The block's iso value; None when it has values of its own, "empty"
+    when it has no entries."""
+    if M.nvals == 0:
+        return "empty"
+    return M.iso_value
