@@ -84,7 +84,6 @@ class MatVecMixin:
         ``max_row_length``: the longest row of P when the caller knows it
         (a backend may pick its work distribution from it); ``a_iso``: the
         value of every entry of P when P comes without values (iso)."""
-        P = self._with_iso(P, a_iso)
         if complement and allowed is not None:
             allowed = ~allowed
         if isinstance(x, DenseVectorResult):
@@ -92,7 +91,7 @@ class MatVecMixin:
             idx = self.arange(vals.shape[0]) if pres is None else self.xp.flatnonzero(pres)
             x = SparseResult(idx, vals[idx])
         return SparseResult(*self.spmspv_push(P, tuple(x), semiring, allowed, swap, out_dtype,
-                                              n_out, structure_only=structure_only))
+                                              n_out, structure_only=structure_only, a_iso=a_iso))
 
     def pull(self, R, x, semiring, allowed, swap, out_dtype, structure_only=True,
              early_exit=True, complement=False, a_iso=None):
@@ -101,20 +100,19 @@ class MatVecMixin:
         complement with ``complement``) or None.  Here the allowed rows are
         listed for :meth:`spmv_pull`; a backend whose pull kernel tests the
         mask itself hands it over unlisted.  ``a_iso`` as for :meth:`push`."""
-        R = self._with_iso(R, a_iso)
         if allowed is not None:
             allowed = ~allowed if complement else allowed
         rows = None if allowed is None else self.xp.flatnonzero(allowed)
         return DenseVectorResult(*self.spmv_pull(R, x, semiring, rows, swap, out_dtype,
                                                  structure_only=structure_only,
-                                                 early_exit=early_exit))
+                                                 early_exit=early_exit, a_iso=a_iso))
 
     # backend-level hook: the variant the last spmv_pull/spmspv_push ran, as
     # (kind, reads matrix values, early exit (None for push), mask used in the kernel)
     last_kernel = None
 
     def spmv_pull(self, R, x, semiring, rows, swap, out_dtype, structure_only=True,
-                  early_exit=True):
+                  early_exit=True, a_iso=None):
         """Pull: ``w(r) = add_c R(r,c) (*) x(c)`` for the rows ``rows`` (int64
         array) or all rows (None).  ``R = (indptr, indices, vals)`` (vals None
         when not read); ``x = (vals, present)`` dense (present None: all
@@ -122,8 +120,11 @@ class MatVecMixin:
         ``structure_only=False``: load R's values even when the multiply
         ignores them; ``early_exit=False``: no row stops at the monoid's
         terminal value (this vectorised path never stops early anyway).
+        ``a_iso``: the value of every entry of R when R comes without values
+        (iso; a backend whose kernels take it as a constant skips the array).
         Returns (vals, present) dense over all rows of R."""
         xp = self.xp
+        R = self._with_iso(R, a_iso)
         indptr, indices, rvals = R
         nrows = indptr.shape[0] - 1
         xvals, xpres = x
@@ -151,13 +152,16 @@ class MatVecMixin:
             pres[hit] = True
         return out, pres
 
-    def spmspv_push(self, P, x, semiring, allowed, swap, out_dtype, n_out, structure_only=True):
+    def spmspv_push(self, P, x, semiring, allowed, swap, out_dtype, n_out, structure_only=True,
+                    a_iso=None):
         """Push: for every stored x(c), scatter ``P(c, r) (*) x(c)`` into w(r),
         ``P = (indptr, indices, vals)`` (the columns of A for mxv, its rows for
         vxm).  ``x = (idx, vals)`` sparse; ``allowed`` an optional bool array
         over outputs (the mask, applied to products before reduction).
         ``structure_only=False``: load P's values even when the multiply
-        ignores them.  Returns (idx, vals) sparse, sorted."""
+        ignores them; ``a_iso`` as for :meth:`spmv_pull`.  Returns (idx, vals)
+        sparse, sorted."""
+        P = self._with_iso(P, a_iso)
         indptr, indices, pvals = P
         xidx, xvals = x
         seg, pos = self.gather_rows(indptr, xidx)

@@ -16,6 +16,7 @@ from ..indexing import parse_index
 from ..results import DenseVectorResult, SparseResult
 from .common import check_replace
 from .output import resolve_accum, union, write
+from ..vector import DENSE_FRACTION
 
 
 def _unique_check(be, I, what):
@@ -75,7 +76,7 @@ def _assign(C, value, index_args, mask, accum, replace):
                 ("the value", None if is_scalar else value))
     if C._is_vector and idx[0] is None and (
             C.form == "dense" or mask is None or mask.parent.form == "dense"
-            or be.dense_vectors):
+            or be.dense_vectors or C._nvals_estimate() >= DENSE_FRACTION * C.size):
         # The region is the whole vector, so GrB_assign is exactly the output
         # rule with T = value; with dense operands (or on a backend that keeps
         # vectors dense) it runs as O(n) array work instead of key sorts (a

@@ -83,6 +83,25 @@ def ewise_union(a, b, op, left_default, right_default, *, mask=None, accum=None,
     # each default is typed as its operand, with C casting (-1 as uint8 is 255)
     ld = dtypes.cast_scalar(left_default, a.dtype, "ewise_union: left_default")
     rd = dtypes.cast_scalar(right_default, b.dtype, "ewise_union: right_default")
+    if (a._is_vector and op.positional is None and not op.is_user
+            and (a.form == "dense" or b.form == "dense")):
+        # a dense operand (SSSP's distances): over all positions, as ewise_add
+        # does, instead of key sorts of every stored entry (a predefined op:
+        # a user's function could raise on the unused positions' values)
+        (av, ap), (bv, bp) = a._dense(), b._dense()
+        xp = be.xp
+        ar = be.arange(av.shape[0])
+        both = _op(be, op, av, bv, dt, ar, 1)
+        if ap is None and bp is None:
+            T = DenseVectorResult(both, None)
+        else:
+            a_only = _op(be, op, av, rd, dt, ar, 1)
+            b_only = _op(be, op, ld, bv, dt, ar, 1)
+            apx = ap if ap is not None else xp.ones(av.shape[0], dtype=bool)
+            bpx = bp if bp is not None else xp.ones(av.shape[0], dtype=bool)
+            vals = xp.where(apx & bpx, both, xp.where(apx, a_only, b_only))
+            T = DenseVectorResult(vals, apx | bpx)
+        return finish(out, T, dt, a.shape, be, mask, accum, replace, a._is_vector)
     k, v = union(be, ka, va, kb, vb, op, dt, left_default=ld, right_default=rd,
                  positional=_positional(a))
     return finish(out, SparseResult(k, v), dt, a.shape, be, mask, accum, replace, a._is_vector)

@@ -26,6 +26,7 @@ from ..backend.keys import split_keys
 from ..operators import predefined
 from ..operators.core import BinaryOp, Monoid
 from ..results import CSRResult, DenseVectorResult, SparseResult
+from ..vector import DENSE_FRACTION
 
 
 def resolve_accum(accum):
@@ -70,7 +71,9 @@ def write(out, T, mask, accum, replace, masked=False):
         else:
             out._assign_result(T)
         return out
-    if out._is_vector and (isinstance(T, DenseVectorResult) or out.form == "dense"):
+    if out._is_vector and (isinstance(T, DenseVectorResult) or out.form == "dense"
+                           or out._nvals_estimate() >= DENSE_FRACTION * out.size):
+        # (an out dense enough is turned dense here: SSSP's distances)
         return _write_dense_vector(out, T, mask, accum, replace, masked)
     # general path on sorted keys
     kc, vc = out._keys_vals()

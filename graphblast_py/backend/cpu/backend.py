@@ -399,20 +399,30 @@ class CPUBackend(ArrayBackend):
         t = semiring.monoid.terminal(out_dtype)
         return (t, True) if t is not None else (out_dtype.type(0), False)
 
+    @staticmethod
+    def _iso_dtype(vals, a_iso):
+        return np.asarray(a_iso).dtype if a_iso is not None else _dt(vals)
+
+    def _iso_operand(self, a_iso, cd):
+        """An iso matrix's one value for the kernels, which read ``avals[0]``
+        when they do not index the values (read flag off)."""
+        return np.full(1, a_iso, dtype=np.asarray(a_iso).dtype).astype(cd)
+
     def spmv_pull(self, R, x, semiring, rows, swap, out_dtype, structure_only=True,
-                  early_exit=True):
+                  early_exit=True, a_iso=None):
         indptr, indices, rvals = R
         xvals, xpres = x
-        k = self._loop_kernels(semiring, out_dtype, _dt(rvals), xvals.dtype)
+        k = self._loop_kernels(semiring, out_dtype, self._iso_dtype(rvals, a_iso), xvals.dtype)
         if k is None:
             return super().spmv_pull(R, x, semiring, rows, swap, out_dtype,
-                                     structure_only=structure_only, early_exit=early_exit)
+                                     structure_only=structure_only, early_exit=early_exit,
+                                     a_iso=a_iso)
         nrows = indptr.shape[0] - 1
         cd = self._compute_dtype(semiring, out_dtype)
         ra, rx = self._reads(semiring, swap)
         keep = not structure_only and rvals is not None
         ra = ra or keep
-        a = self._operand(rvals, ra, cd)
+        a = self._operand(rvals, ra, cd) if a_iso is None else self._iso_operand(a_iso, cd)
         xv = self._operand(xvals, True, cd) if rx else np.zeros(xvals.shape[0], dtype=cd)
         outv = np.zeros(nrows, dtype=out_dtype)
         outp = np.zeros(nrows, dtype=bool)
@@ -432,18 +442,19 @@ class CPUBackend(ArrayBackend):
 
     _sink = np.zeros(1, dtype=bool)   # the kernels' dummy store target (keep_a)
 
-    def spmspv_push(self, P, x, semiring, allowed, swap, out_dtype, n_out, structure_only=True):
+    def spmspv_push(self, P, x, semiring, allowed, swap, out_dtype, n_out, structure_only=True,
+                    a_iso=None):
         indptr, indices, pvals = P
         xidx, xvals = x
-        k = self._loop_kernels(semiring, out_dtype, _dt(pvals), xvals.dtype)
+        k = self._loop_kernels(semiring, out_dtype, self._iso_dtype(pvals, a_iso), xvals.dtype)
         if k is None:
             return super().spmspv_push(P, x, semiring, allowed, swap, out_dtype, n_out,
-                                       structure_only=structure_only)
+                                       structure_only=structure_only, a_iso=a_iso)
         cd = self._compute_dtype(semiring, out_dtype)
         ra, rx = self._reads(semiring, swap)
         keep = not structure_only and pvals is not None
         ra = ra or keep
-        a = self._operand(pvals, ra, cd)
+        a = self._operand(pvals, ra, cd) if a_iso is None else self._iso_operand(a_iso, cd)
         xv = self._operand(xvals, True, cd) if rx else np.zeros(xidx.shape[0], dtype=cd)
         # the predefined kernels never raise: their dense accumulator is a
         # per-thread workspace, cleared at the touched positions after use
