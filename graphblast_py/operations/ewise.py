@@ -78,8 +78,6 @@ def ewise_union(a, b, op, left_default, right_default, *, mask=None, accum=None,
             raise InvalidValue(f"ewise_union: {name} must be a scalar, got {v!r}")
     be = a._be
     dt = op.out_dtype(a.dtype, b.dtype)
-    ka, va = a._keys_vals()
-    kb, vb = b._keys_vals()
     # each default is typed as its operand, with C casting (-1 as uint8 is 255)
     ld = dtypes.cast_scalar(left_default, a.dtype, "ewise_union: left_default")
     rd = dtypes.cast_scalar(right_default, b.dtype, "ewise_union: right_default")
@@ -87,21 +85,44 @@ def ewise_union(a, b, op, left_default, right_default, *, mask=None, accum=None,
             and (a.form == "dense" or b.form == "dense")):
         # a dense operand (SSSP's distances): over all positions, as ewise_add
         # does, instead of key sorts of every stored entry (a predefined op:
-        # a user's function could raise on the unused positions' values)
-        (av, ap), (bv, bp) = a._dense(), b._dense()
+        # a user's function could raise on the unused positions' values);
+        # the other operand's entries, when it is sparse, patched in after
         xp = be.xp
-        ar = be.arange(av.shape[0])
-        both = _op(be, op, av, bv, dt, ar, 1)
-        if ap is None and bp is None:
-            T = DenseVectorResult(both, None)
+        n = a.size
+        ar = be.arange(n)
+        if a.form == "dense" and b.form == "dense":
+            (av, ap), (bv, bp) = a._dense(), b._dense()
+            both = _op(be, op, av, bv, dt, ar, 1)
+            if ap is None and bp is None:
+                T = DenseVectorResult(both, None)
+            else:
+                apx = ap if ap is not None else xp.ones(n, dtype=bool)
+                bpx = bp if bp is not None else xp.ones(n, dtype=bool)
+                vals = xp.where(apx & bpx, both, xp.where(apx, _op(be, op, av, rd, dt, ar, 1),
+                                                          _op(be, op, ld, bv, dt, ar, 1)))
+                T = DenseVectorResult(vals, apx | bpx)
         else:
-            a_only = _op(be, op, av, rd, dt, ar, 1)
-            b_only = _op(be, op, ld, bv, dt, ar, 1)
-            apx = ap if ap is not None else xp.ones(av.shape[0], dtype=bool)
-            bpx = bp if bp is not None else xp.ones(av.shape[0], dtype=bool)
-            vals = xp.where(apx & bpx, both, xp.where(apx, a_only, b_only))
-            T = DenseVectorResult(vals, apx | bpx)
+            left_sparse = a.form == "sparse"
+            (ks, vs), (dv, dp) = (a._sparse(), b._dense()) if left_sparse else \
+                (b._sparse(), a._dense())
+            # the dense operand's entries with the sparse one's default
+            vals = _op(be, op, ld, dv, dt, ar, 1) if left_sparse else \
+                _op(be, op, dv, rd, dt, ar, 1)
+            vals = xp.array(vals, dtype=dt)     # a fresh writable copy (an op may return dv)
+            pres = dp.copy() if dp is not None else xp.ones(n, dtype=bool)
+            if ks.shape[0]:
+                dk = dv[ks]
+                if left_sparse:
+                    both, alone = _op(be, op, vs, dk, dt, ks, 1), _op(be, op, vs, rd, dt, ks, 1)
+                else:
+                    both, alone = _op(be, op, dk, vs, dt, ks, 1), _op(be, op, ld, vs, dt, ks, 1)
+                there = pres[ks]
+                vals[ks] = xp.where(there, both, alone)
+                pres[ks] = True
+            T = DenseVectorResult(vals, pres)
         return finish(out, T, dt, a.shape, be, mask, accum, replace, a._is_vector)
+    ka, va = a._keys_vals()
+    kb, vb = b._keys_vals()
     k, v = union(be, ka, va, kb, vb, op, dt, left_default=ld, right_default=rd,
                  positional=_positional(a))
     return finish(out, SparseResult(k, v), dt, a.shape, be, mask, accum, replace, a._is_vector)
