@@ -104,6 +104,11 @@ def _pull_rows(lo, hi, indptr, indices, avals, read_a, keep_a, sink, xvals, xpre
     around a per-row helper: the inlined per-row call made each row ~100 ns
     (10-20x the work of a grid row)."""
     T = outv.dtype.type     # products and sums wrap in the output type (int32 stays int32)
+    if not (has_pres or keep_a or has_term or is_any):
+        # every term of every row (an SpMV: PageRank): no per-term tests
+        _pull_rows_plain(lo, hi, indptr, indices, avals, read_a, xvals, rows, addop, multop,
+                         swap, outv, outp)
+        return
     for t in range(lo, hi):
         r = rows[t]
         found = False
@@ -131,6 +136,48 @@ def _pull_rows(lo, hi, indptr, indices, avals, read_a, keep_a, sink, xvals, xpre
         if found:
             outv[r] = acc
             outp[r] = True
+
+
+# True in the copies specialise() makes: their _add/_mult ignore the opcodes
+_SPECIALISED = False
+
+
+@njit(inline="always", cache=True)
+def _pull_rows_plain(lo, hi, indptr, indices, avals, read_a, xvals, rows, addop, multop, swap,
+                     outv, outp):
+    """_pull_rows where every term of a row is reduced and every x present;
+    plus_times (opcodes 0, 0) without the operator dispatch (a loop the
+    compiler can keep in registers).  A row's sum starts from its first
+    product, as the monoid's fold does (no identity: -0.0 stays -0.0)."""
+    T = outv.dtype.type
+    fast = not _SPECIALISED and addop == 0 and multop == 0
+    for t in range(lo, hi):
+        r = rows[t]
+        p0 = indptr[r]
+        p1 = indptr[r + 1]
+        if p0 == p1:
+            continue
+        if fast:
+            acc = T(xvals[indices[p0]] * (avals[p0] if read_a else avals[0]))
+            for p in range(p0 + 1, p1):
+                acc = T(acc + T(xvals[indices[p]] * (avals[p] if read_a else avals[0])))
+        else:
+            c = indices[p0]
+            a = avals[p0] if read_a else avals[0]
+            if swap:
+                acc = T(_mult(multop, xvals[c], a, 0, c, r))
+            else:
+                acc = T(_mult(multop, a, xvals[c], r, c, 0))
+            for p in range(p0 + 1, p1):
+                c = indices[p]
+                a = avals[p] if read_a else avals[0]
+                if swap:
+                    prod = T(_mult(multop, xvals[c], a, 0, c, r))
+                else:
+                    prod = T(_mult(multop, a, xvals[c], r, c, 0))
+                acc = T(_add(addop, acc, prod))
+        outv[r] = acc
+        outp[r] = True
 
 
 @njit(cache=True, parallel=True)
@@ -308,7 +355,7 @@ def compile_map_index(f):
 
 
 # the serial loop kernels and the helpers they inline, copied by specialise()
-_FAMILY = ("_pull_rows", "pull_serial", "push", "_dot_entry", "dot_serial")
+_FAMILY = ("_pull_rows_plain", "_pull_rows", "pull_serial", "push", "_dot_entry", "dot_serial")
 
 
 def specialise(add=None, mult=None):
@@ -323,6 +370,7 @@ def specialise(add=None, mult=None):
     which drop an exception raised inside them (numba issue 2811) -- a user's
     function may raise (integer division by zero)."""
     ns = dict(globals())
+    ns["_SPECIALISED"] = True
     if add is not None:
         @njit(inline="always")
         def add_op(op, x, y):
