@@ -74,14 +74,17 @@ def transpose(M):
 # ---------------------------------------------------------------- gathers
 def export(v, offset):
     """The block's entries as plain arrays in global positions:
-    ``("s", indices, values)`` for a sparse block, ``("d", values,
-    presence or None)`` for a dense one (the smaller of the two forms)."""
+    ``("s", indices, values, count)`` for a sparse block, ``("d", values,
+    presence or None, count)`` for a dense one (its current form, unconverted);
+    ``count``: the entry count when the block knows it, else its upper bound
+    (what the direction choice of the receiving block reads)."""
     view = v._view()
+    count = v._nvals_estimate()
     if v.form == "sparse":
         keys, vals = view
-        return ("s", keys + offset, vals)
+        return ("s", keys + offset, vals, count)
     vals, pres = view
-    return ("d", vals, pres)
+    return ("d", vals, pres, count)
 
 
 def assemble(parts, offsets, size, dtype):
@@ -103,7 +106,7 @@ def assemble(parts, offsets, size, dtype):
             m = p[1].shape[0]
             vals[lo:lo + m] = p[1]
             pres[lo:lo + m] = True if p[2] is None else p[2]
-    v._set_dense(vals, pres)
+    v._set_dense(vals, pres, bound=sum(p[3] for p in parts))
     return v
 
 

@@ -47,7 +47,8 @@ def _portable(op, what):
         return op
     for cls, kind in _KINDS:
         if isinstance(op, cls):
-            if getattr(getattr(operators, kind), op.name, None) is op:
+            if not getattr(op, "is_user", False) and \
+                    getattr(getattr(operators, kind), op.name, None) is op:
                 return (B.OP, kind, op.name)
             break
     raise NotDistributed(f"{what}: only predefined operators (or their names) can be used on "
