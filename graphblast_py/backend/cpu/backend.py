@@ -24,6 +24,10 @@ _BOOL_SAFE_MULT = frozenset(("first", "second", "pair", "any", "land", "lor", "l
 # below this much work a kernel runs serially: the thread pool's fork/join
 # costs more than it saves on small inputs
 PARALLEL_WORK = 1 << 16
+# pull's threshold (rows + scanned edges), higher: on a loaded machine a
+# parallel region waits for a descheduled worker (several ms at 2 threads on
+# the shared 2-core VM, where a BFS pull level of Kronecker 16 takes ~1 ms)
+PULL_PARALLEL_WORK = 1 << 19
 
 
 _kernel_module = None
@@ -430,8 +434,12 @@ class CPUBackend(ArrayBackend):
         if not masked:
             rows = np.arange(nrows, dtype=np.int64)
         term, has_term = self._term(semiring, out_dtype)
-        work = rows.shape[0] * max(1, indices.shape[0] // max(nrows, 1))
-        kernel = k.pull_parallel if work > PARALLEL_WORK else k.pull_serial
+        # rows visited plus the edges they scan (a quarter with early exit, as
+        # the direction's cost model counts them)
+        exits = (has_term or semiring.monoid.is_any) and early_exit
+        per_row = indices.shape[0] / max(nrows, 1) * (0.25 if exits else 1.0)
+        work = rows.shape[0] * (1.0 + per_row)
+        kernel = k.pull_parallel if work > PULL_PARALLEL_WORK else k.pull_serial
         read_a = bool(ra and rvals is not None)
         kernel(indptr, indices, a, read_a, keep, self._sink, xv,
                xpres if xpres is not None else _placeholder(_BOOL), xpres is not None, rows,

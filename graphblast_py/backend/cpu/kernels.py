@@ -94,6 +94,16 @@ def _add(op, x, y):
 # ---- END generated operator dispatch
 
 
+@njit(inline="always", cache=True)
+def _vprod(multop, a, xv, r, c, swap, T):
+    """A matrix-vector product term in the output type: A(r,c) * x(c), or
+    x(c) * A(c,r) for vxm (``swap``), positional indices as the multiply sees
+    them."""
+    if swap:
+        return T(_mult(multop, xv, a, 0, c, r))
+    return T(_mult(multop, a, xv, r, c, 0))
+
+
 PULL_BLOCK = 256
 
 
@@ -122,10 +132,7 @@ def _pull_rows(lo, hi, indptr, indices, avals, read_a, keep_a, sink, xvals, xpre
             # a dummy store, never read; a running sum here slowed the loop)
             if keep_a and a != avals[0]:
                 sink[0] = True
-            if swap:
-                prod = T(_mult(multop, xvals[c], a, 0, c, r))
-            else:
-                prod = T(_mult(multop, a, xvals[c], r, c, 0))
+            prod = _vprod(multop, a, xvals[c], r, c, swap, T)
             if found:
                 acc = T(_add(addop, acc, prod))
             else:
@@ -163,18 +170,10 @@ def _pull_rows_plain(lo, hi, indptr, indices, avals, read_a, xvals, rows, addop,
                 acc = T(acc + T(xvals[indices[p]] * (avals[p] if read_a else avals[0])))
         else:
             c = indices[p0]
-            a = avals[p0] if read_a else avals[0]
-            if swap:
-                acc = T(_mult(multop, xvals[c], a, 0, c, r))
-            else:
-                acc = T(_mult(multop, a, xvals[c], r, c, 0))
+            acc = _vprod(multop, avals[p0] if read_a else avals[0], xvals[c], r, c, swap, T)
             for p in range(p0 + 1, p1):
                 c = indices[p]
-                a = avals[p] if read_a else avals[0]
-                if swap:
-                    prod = T(_mult(multop, xvals[c], a, 0, c, r))
-                else:
-                    prod = T(_mult(multop, a, xvals[c], r, c, 0))
+                prod = _vprod(multop, avals[p] if read_a else avals[0], xvals[c], r, c, swap, T)
                 acc = T(_add(addop, acc, prod))
         outv[r] = acc
         outp[r] = True
@@ -225,10 +224,7 @@ def push(indptr, indices, pvals, read_p, keep_p, sink, xidx, xvals, allowed, has
             a = pvals[p] if read_p else pvals[0]
             if keep_p and a != pvals[0]:    # the value is really loaded (see _pull_rows)
                 sink[0] = True
-            if swap:
-                prod = T(_mult(multop, xv, a, 0, c, r))
-            else:
-                prod = T(_mult(multop, a, xv, r, c, 0))
+            prod = _vprod(multop, a, xv, r, c, swap, T)
             if outp[r]:
                 outv[r] = T(_add(addop, outv[r], prod))
             else:
@@ -355,7 +351,8 @@ def compile_map_index(f):
 
 
 # the serial loop kernels and the helpers they inline, copied by specialise()
-_FAMILY = ("_pull_rows_plain", "_pull_rows", "pull_serial", "push", "_dot_entry", "dot_serial")
+_FAMILY = ("_vprod", "_pull_rows_plain", "_pull_rows", "pull_serial", "push", "_dot_entry",
+           "dot_serial")
 
 
 def specialise(add=None, mult=None):
