@@ -162,8 +162,7 @@ def _choose(A, u, mask, semiring, n_in, n_out, early_exit=True, swap=True):
         m = mask.parent._nvals_estimate()
         allowed = (n_out - m) if mask.complement else m
     per_row = nnz / max(n_out, 1)
-    if early_exit and (semiring.monoid.is_any or
-                       semiring.monoid.terminal(semiring.out_dtype(A.dtype, u.dtype)) is not None):
+    if early_exit and _exits(semiring, A.dtype, u.dtype):
         per_row *= EARLY_EXIT_FACTOR
     pull_cost = (per_row + be.pull_row_cost) * allowed
     nv = u._nvals_estimate()
@@ -177,3 +176,19 @@ def _choose(A, u, mask, semiring, n_in, n_out, early_exit=True, swap=True):
     if edges is None:
         edges = nnz / max(n_in, 1) * nv
     return "push" if edges * be.push_cost_weight < pull_cost else "pull"
+
+
+_exit_cache = {}
+
+
+def _exits(semiring, a_dtype, u_dtype):
+    """Whether the monoid can stop a row early (any, or a terminal value in
+    the output type); cached per semiring and operand types (a BFS asks once
+    per level)."""
+    key = (semiring, a_dtype, u_dtype)
+    r = _exit_cache.get(key)
+    if r is None:
+        r = _exit_cache[key] = bool(
+            semiring.monoid.is_any
+            or semiring.monoid.terminal(semiring.out_dtype(a_dtype, u_dtype)) is not None)
+    return r
