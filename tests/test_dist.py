@@ -237,7 +237,7 @@ def test_algorithms_two_workers(client, name):
     assert sssp(DW, src).gather().isclose(sssp(W, src), rel_tol=1e-12)
 
 
-@pytest.mark.parametrize("scale", [13, 14])
+@pytest.mark.parametrize("scale", [14])
 def test_bfs_pagerank_kronecker(client, scale):
     A = gb.generators.kronecker(scale, seed=scale)
     DA = D(A, client)
@@ -293,9 +293,6 @@ def test_four_workers():
         assert DA.device.nblocks == 4
         assert bfs(DA, 0).gather().isequal(bfs(A, 0))
         assert pagerank(DA).gather().isclose(pagerank(A), rel_tol=1e-9)
-        assert connected_components(DA).gather().isequal(connected_components(A))
-        G = gb.generators.grid2d(5, 9)
-        assert sssp(D(G, c), 5).gather().isclose(sssp(G, 5))
     finally:
         _close(c)
 

@@ -9,6 +9,8 @@ never pickled framework objects).  A task never changes a block it is given:
 a mutation runs on ``dup()`` (which shares the arrays; stored arrays are never
 written in place), so a block computed earlier stays valid.
 """
+import time
+
 import numpy as np
 
 from .. import operators
@@ -20,6 +22,23 @@ MASK = "__gb_mask__"
 OUT = "__gb_out__"
 OP = "__gb_op__"
 BLOCK_DEVICE = "cpu"
+
+#: seconds this worker spent in tasks: "compute" (running the block's
+#: operation) and "assemble" (building the gathered input vector from the
+#: other blocks' arrays); read and reset with :func:`timings`.
+TIMES = {"compute": 0.0, "assemble": 0.0, "tasks": 0}
+
+
+def timings(reset=False):
+    """This worker's :data:`TIMES` (a copy); ``reset`` zeroes them."""
+    out = dict(TIMES)
+    if reset:
+        TIMES.update(compute=0.0, assemble=0.0, tasks=0)
+    return out
+
+
+def _timed(kind, t0):
+    TIMES[kind] += time.perf_counter() - t0
 
 
 def decode(x):
@@ -54,13 +73,18 @@ def matrix_from_coo(nrows, ncols, dtype, rows, cols, vals, iso):
 def call(obj, name, args, kwargs, mutate):
     """``obj.name(*args, **kwargs)``; with ``mutate`` on a copy of ``obj``,
     returning the copy."""
+    t0 = time.perf_counter()
+    TIMES["tasks"] += 1
     args = [decode(a) for a in args]
     kwargs = {k: decode(v) for k, v in kwargs.items()}
     if mutate:
         obj = obj.dup()
         getattr(obj, name)(*args, **kwargs)
+        _timed("compute", t0)
         return obj
-    return getattr(obj, name)(*args, **kwargs)
+    res = getattr(obj, name)(*args, **kwargs)
+    _timed("compute", t0)
+    return res
 
 
 def attr(obj, name):
@@ -113,12 +137,19 @@ def assemble(parts, offsets, size, dtype):
 def matvec(kind, M, parts, offsets, size, dtype, semiring, out, mask, kwargs):
     """One block of ``mxv`` (``M`` a row block) or ``vxm`` (``M`` a column
     block) with the input vector assembled from every block."""
+    t0 = time.perf_counter()
+    TIMES["tasks"] += 1
     u = assemble(parts, offsets, size, dtype)
+    _timed("assemble", t0)
+    t0 = time.perf_counter()
     kw = {k: decode(v) for k, v in kwargs.items()}
     sr, out, mask = decode(semiring), decode(out), decode(mask)
     if kind == "mxv":
-        return M.mxv(u, sr, mask=mask, out=out, **kw)
-    return u.vxm(M, sr, mask=mask, out=out, **kw)
+        res = M.mxv(u, sr, mask=mask, out=out, **kw)
+    else:
+        res = u.vxm(M, sr, mask=mask, out=out, **kw)
+    _timed("compute", t0)
+    return res
 
 
 def extract(parts, offsets, size, dtype, indices, kwargs, out, mask):

@@ -143,6 +143,9 @@ class Layout:
                 break
             except TimeoutError:
                 self._check_alive(futures, step)
+            except Exception as e:      # e.g. futures cancelled: their inputs were lost
+                self._check_alive(futures, step, cause=e)
+                raise
         try:
             return self.client.gather(futures)
         except GraphBLASError:

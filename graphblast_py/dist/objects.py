@@ -248,6 +248,8 @@ class DistVector(_Dist, Vector):
             raise NotDistributed("DistVector.assign: only whole-vector assignment "
                                  "(indices=None) is supported")
         check_mask(mask, self.shape, "assign")
+        if isinstance(value, (Vector, Matrix)) and not isinstance(value, _Dist):
+            self._same_layout(value, "assign", "value")
         if isinstance(value, _Dist) and value.shape != self.shape:
             raise DimensionMismatch(f"assign: value has size {value.size} but the vector has "
                                     f"size {self.size}")
@@ -633,3 +635,32 @@ def _matvec(kind, A, u, semiring, mask, accum, replace, out, kwargs):
         return DistVector(dt, n_out, device=lay, _blocks=blocks)
     out._blocks = blocks
     return out
+
+
+def _unsupported(cls, name):
+    def method(self, *args, **kwargs):
+        raise NotDistributed(f"{cls.__name__}.{name} is not supported on distributed objects "
+                             "(docs/distributed.md lists what is); gather() to a local object "
+                             "first")
+    method.__name__ = method.__qualname__ = name
+    setattr(cls, name, method)
+
+
+for _name in ("mxm", "mxm_reduce", "kronecker", "reduce_columnwise", "assign", "extract",
+              "transpose", "ewise_union", "resize", "clear", "__setitem__", "__delitem__",
+              "__getitem__", "get", "to_dense_form", "to_sparse_form"):
+    _unsupported(DistMatrix, _name)
+for _name in ("resize", "__setitem__", "__delitem__"):
+    _unsupported(DistVector, _name)
+
+
+def _gathered(name):
+    def method(self, *args, **kwargs):
+        return getattr(self.gather(), name)(*args, **kwargs)
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = f"``gather().{name}(...)``: a local result on the client."
+    return method
+
+
+DistMatrix.to_scipy = _gathered("to_scipy")
+DistMatrix.to_dense = _gathered("to_dense")
