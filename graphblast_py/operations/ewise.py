@@ -6,6 +6,8 @@
 * ``ewise_union`` -- union, with ``left_default``/``right_default`` standing in
   for a missing operand, so ``op`` is applied everywhere (GxB_eWiseUnion).
 """
+import numpy as np
+
 from .. import dtypes
 from ..errors import DimensionMismatch, InvalidValue
 from ..results import DenseVectorResult, SparseResult
@@ -87,45 +89,49 @@ def ewise_union(a, b, op, left_default, right_default, *, mask=None, accum=None,
         # does, instead of key sorts of every stored entry (a predefined op:
         # a user's function could raise on the unused positions' values);
         # the other operand's entries, when it is sparse, patched in after
-        xp = be.xp
-        n = a.size
-        ar = be.arange(n)
-        if a.form == "dense" and b.form == "dense":
-            (av, ap), (bv, bp) = a._dense(), b._dense()
-            both = _op(be, op, av, bv, dt, ar, 1)
-            if ap is None and bp is None:
-                T = DenseVectorResult(both, None)
-            else:
-                apx = ap if ap is not None else xp.ones(n, dtype=bool)
-                bpx = bp if bp is not None else xp.ones(n, dtype=bool)
-                vals = xp.where(apx & bpx, both, xp.where(apx, _op(be, op, av, rd, dt, ar, 1),
-                                                          _op(be, op, ld, bv, dt, ar, 1)))
-                T = DenseVectorResult(vals, apx | bpx)
-        else:
-            left_sparse = a.form == "sparse"
-            (ks, vs), (dv, dp) = (a._sparse(), b._dense()) if left_sparse else \
-                (b._sparse(), a._dense())
-            # the dense operand's entries with the sparse one's default
-            vals = _op(be, op, ld, dv, dt, ar, 1) if left_sparse else \
-                _op(be, op, dv, rd, dt, ar, 1)
-            vals = xp.array(vals, dtype=dt)     # a fresh writable copy (an op may return dv)
-            pres = dp.copy() if dp is not None else xp.ones(n, dtype=bool)
-            if ks.shape[0]:
-                dk = dv[ks]
-                if left_sparse:
-                    both, alone = _op(be, op, vs, dk, dt, ks, 1), _op(be, op, vs, rd, dt, ks, 1)
-                else:
-                    both, alone = _op(be, op, dk, vs, dt, ks, 1), _op(be, op, ld, vs, dt, ks, 1)
-                there = pres[ks]
-                vals[ks] = xp.where(there, both, alone)
-                pres[ks] = True
-            T = DenseVectorResult(vals, pres)
+        with np.errstate(all="ignore"):     # positions without an entry hold anything
+            T = _union_dense(be, a, b, op, dt, ld, rd)
         return finish(out, T, dt, a.shape, be, mask, accum, replace, a._is_vector)
     ka, va = a._keys_vals()
     kb, vb = b._keys_vals()
     k, v = union(be, ka, va, kb, vb, op, dt, left_default=ld, right_default=rd,
                  positional=_positional(a))
     return finish(out, SparseResult(k, v), dt, a.shape, be, mask, accum, replace, a._is_vector)
+
+
+def _union_dense(be, a, b, op, dt, ld, rd):
+    """ewise_union of two vectors, one or both stored dense, as a dense result."""
+    xp = be.xp
+    n = a.size
+    ar = be.arange(n)
+    if a.form == "dense" and b.form == "dense":
+        (av, ap), (bv, bp) = a._dense(), b._dense()
+        both = _op(be, op, av, bv, dt, ar, 1)
+        if ap is None and bp is None:
+            return DenseVectorResult(both, None)
+        apx = ap if ap is not None else xp.ones(n, dtype=bool)
+        bpx = bp if bp is not None else xp.ones(n, dtype=bool)
+        vals = xp.where(apx & bpx, both, xp.where(apx, _op(be, op, av, rd, dt, ar, 1),
+                                                  _op(be, op, ld, bv, dt, ar, 1)))
+        return DenseVectorResult(vals, apx | bpx)
+    left_sparse = a.form == "sparse"
+    (ks, vs), (dv, dp) = (a._sparse(), b._dense()) if left_sparse else \
+        (b._sparse(), a._dense())
+    # the dense operand's entries with the sparse one's default
+    vals = _op(be, op, ld, dv, dt, ar, 1) if left_sparse else \
+        _op(be, op, dv, rd, dt, ar, 1)
+    vals = xp.array(vals, dtype=dt)     # a fresh writable copy (an op may return dv)
+    pres = dp.copy() if dp is not None else xp.ones(n, dtype=bool)
+    if ks.shape[0]:
+        dk = dv[ks]
+        if left_sparse:
+            both, alone = _op(be, op, vs, dk, dt, ks, 1), _op(be, op, vs, rd, dt, ks, 1)
+        else:
+            both, alone = _op(be, op, dk, vs, dt, ks, 1), _op(be, op, ld, vs, dt, ks, 1)
+        there = pres[ks]
+        vals[ks] = xp.where(there, both, alone)
+        pres[ks] = True
+    return DenseVectorResult(vals, pres)
 
 
 def _dense_path(a, b):
