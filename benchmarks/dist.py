@@ -17,11 +17,12 @@ runs after a warm-up run (which loads the compiled kernels on every worker).
   ``gather ms``: its time assembling the gathered input vectors;
   ``comm %``: the rest of the wall time (Dask scheduling, moving the arrays,
   waiting at the client's syncs) as a share of the wall time -- the
-  communication and orchestration overhead.
+  communication and orchestration overhead;
+* per cluster, the Dask latency floor: a chain of dependent no-op tasks on one
+  worker (ms per hop) and a submit-and-wait from the client (ms per round trip).
 """
 import argparse
 import os
-import statistics
 import time
 
 import numpy as np
@@ -31,15 +32,7 @@ from graphblast_py import ConvergenceError, dist, monoid
 from graphblast_py.algorithms import bfs, pagerank
 from graphblast_py.dist import _blocks
 
-
-def timed(fn, repeats):
-    fn()
-    ts = []
-    for _ in range(repeats):
-        t = time.perf_counter()
-        fn()
-        ts.append(time.perf_counter() - t)
-    return statistics.median(ts)
+from bfs import timed        # benchmarks/bfs.py: median of the repeats after a warm-up run
 
 
 def pr_iters(A, k):
@@ -53,6 +46,27 @@ def pr_iteration(A, iters, repeats):
     t1 = timed(lambda: pr_iters(A, 1), repeats)
     tk = timed(lambda: pr_iters(A, 1 + iters), repeats)
     return max(tk - t1, 0.0) / iters
+
+
+def _inc(x):
+    return x + 1
+
+
+def dask_latency(client, hops=30):
+    """(ms per dependent task hop on one worker, ms per client round trip):
+    the floor under every distributed operation."""
+    w = sorted(client.scheduler_info()["workers"])[0]
+    f = client.submit(_inc, 0, workers=[w], pure=False)
+    f.result()
+    t = time.perf_counter()
+    for _ in range(hops):
+        f = client.submit(_inc, f, workers=[w], pure=False)
+    f.result()
+    hop = (time.perf_counter() - t) / hops
+    t = time.perf_counter()
+    for i in range(10):
+        client.submit(_inc, i, workers=[w], pure=False).result()
+    return hop * 1e3, (time.perf_counter() - t) / 10 * 1e3
 
 
 def profiled(client, fn):
@@ -91,6 +105,8 @@ def main():
     for w in args.workers:
         client = dist.start_local(n_workers=w, threads_per_worker=1)
         try:
+            hop, rtt = dask_latency(client)
+            print(f"  {w} worker(s): Dask task hop {hop:.1f} ms, client round trip {rtt:.1f} ms")
             for s in args.scales:
                 A, src, t_bfs, t_pr = graphs[s]
                 t = time.perf_counter()
@@ -109,7 +125,6 @@ def main():
                 print(f"{s:>5} {w:>7} {t_dist:>7.1f} {d_bfs * 1e3:>8.1f} {d_bfs / t_bfs:>6.2f} "
                       f"{comp * 1e3:>10.1f} {asm * 1e3:>9.1f} {comm_bfs * 100:>6.0f} "
                       f"{d_pr * 1e3:>8.1f} {d_pr / t_pr:>6.2f} {comm_pr * 100:>6.0f}", flush=True)
-                del DA
         finally:
             cluster = client.cluster
             client.close()

@@ -114,6 +114,24 @@ class _Dist:
             return _portable(x, what)
         return x
 
+    # element-wise operations: the single-process one on the aligned blocks
+    def ewise_add(self, other, op, *, mask=None, accum=None, replace=False, out=None):
+        return _elementwise(self, "ewise_add", (other, op), dict(mask=mask, accum=accum,
+                                                                 replace=replace), out)
+
+    def ewise_mult(self, other, op, *, mask=None, accum=None, replace=False, out=None):
+        return _elementwise(self, "ewise_mult", (other, op), dict(mask=mask, accum=accum,
+                                                                  replace=replace), out)
+
+    def apply(self, op, *, left=None, right=None, thunk=None, mask=None, accum=None,
+              replace=False, out=None):
+        return _apply_select(self, "apply", op, dict(left=left, right=right, thunk=thunk),
+                             dict(mask=mask, accum=accum, replace=replace), out)
+
+    def select(self, op, thunk=None, *, mask=None, accum=None, replace=False, out=None):
+        return _apply_select(self, "select", op, dict(thunk=thunk),
+                             dict(mask=mask, accum=accum, replace=replace), out)
+
     def _coo_parts(self):
         """Every block's entries in global numbering (gathered to the client)."""
         lay = self._layout
@@ -259,27 +277,12 @@ class DistVector(_Dist, Vector):
                                                               "replace": replace}, mutate=True)
         return self
 
-    def ewise_add(self, other, op, *, mask=None, accum=None, replace=False, out=None):
-        return _elementwise(self, "ewise_add", (other, op), dict(mask=mask, accum=accum,
-                                                                 replace=replace), out)
-
-    def ewise_mult(self, other, op, *, mask=None, accum=None, replace=False, out=None):
-        return _elementwise(self, "ewise_mult", (other, op), dict(mask=mask, accum=accum,
-                                                                  replace=replace), out)
 
     def ewise_union(self, other, op, left_default, right_default, *, mask=None, accum=None,
                     replace=False, out=None):
         return _elementwise(self, "ewise_union", (other, op, left_default, right_default),
                             dict(mask=mask, accum=accum, replace=replace), out)
 
-    def apply(self, op, *, left=None, right=None, thunk=None, mask=None, accum=None,
-              replace=False, out=None):
-        return _apply_select(self, "apply", op, dict(left=left, right=right, thunk=thunk),
-                             dict(mask=mask, accum=accum, replace=replace), out)
-
-    def select(self, op, thunk=None, *, mask=None, accum=None, replace=False, out=None):
-        return _apply_select(self, "select", op, dict(thunk=thunk),
-                             dict(mask=mask, accum=accum, replace=replace), out)
 
     def vxm(self, A, semiring, *, mask=None, accum=None, replace=False, out=None,
             direction="auto", pull_input=None, structure_only=True, mask_first=True,
@@ -444,22 +447,7 @@ class DistMatrix(_Dist, Matrix):
     def reduce_scalar(self, monoid="plus"):
         return _reduce(self, "reduce_scalar", monoid, Matrix(self.dtype, 0, 0, device="cpu"))
 
-    def ewise_add(self, other, op, *, mask=None, accum=None, replace=False, out=None):
-        return _elementwise(self, "ewise_add", (other, op), dict(mask=mask, accum=accum,
-                                                                 replace=replace), out)
 
-    def ewise_mult(self, other, op, *, mask=None, accum=None, replace=False, out=None):
-        return _elementwise(self, "ewise_mult", (other, op), dict(mask=mask, accum=accum,
-                                                                  replace=replace), out)
-
-    def apply(self, op, *, left=None, right=None, thunk=None, mask=None, accum=None,
-              replace=False, out=None):
-        return _apply_select(self, "apply", op, dict(left=left, right=right, thunk=thunk),
-                             dict(mask=mask, accum=accum, replace=replace), out)
-
-    def select(self, op, thunk=None, *, mask=None, accum=None, replace=False, out=None):
-        return _apply_select(self, "select", op, dict(thunk=thunk),
-                             dict(mask=mask, accum=accum, replace=replace), out)
 
 
 # ---------------------------------------------------------------- helpers
