@@ -3,30 +3,40 @@
 Definition
 ----------
 A is the symmetric adjacency matrix of a simple undirected graph (values and
-self-loops are ignored).  With L the strictly lower triangle of A,
+self-loops are ignored).  Order the vertices by degree, ties by id:
+key(v) = deg(v) n + v, and let L keep the entries (i, j) of A with
+key(i) < key(j) (each edge once, pointing to its higher-degree end).  Then
 
     ntri = sum_ij ( L L^T  o  L )_ij          over (plus, pair)
 
-since for an edge i > j, (L L^T)_ij = ``|{k < j : k~i, k~j}|`` counts each
-triangle k < j < i exactly once (Azad, Buluc, Gilbert, "Parallel triangle
-counting and enumeration using matrix algebra", 2015; Wolf et al., "Fast
-linear algebra-based triangle counting with KokkosKernels", 2017; LAGraph
-``LAGr_TriangleCount`` method "Sandia_LL").  Per vertex (networkx.triangles),
-each triangle k < j < i is credited to its largest, middle and smallest
-vertex from two masked products, C = L U <L> and D = U L <U> (U = L^T,
-D(k, j) = ``|{i > j : i~k, i~j}|`` for k < j):
+since for an edge with key(i) < key(j), (L L^T)_ij = ``|{k : k~i, k~j,
+key(k) > key(j)}|`` counts each triangle once, from its two lowest-ranked
+vertices (Azad, Buluc, Gilbert, "Parallel triangle counting and enumeration
+using matrix algebra", 2015; Wolf et al., "Fast linear algebra-based triangle
+counting with KokkosKernels", 2017; LAGraph ``LAGr_TriangleCount`` with its
+degree sort).  The degree order keeps the rows of L short -- a hub's row holds
+only its neighbours of higher degree -- so the masked dot products cost about
+``sum over entries (i, j) of L of |L_j|`` instead of the squared hub degrees
+of the vertex order.
+
+GraphBLAS mapping: deg = A 1 (plus_pair); key from deg by apply/ewise_mult;
+K = diag(key); key(j) and key(i) on A's entries by ``A K`` (any_second) and
+``K A`` (any_first); ``ewise_mult(lt)`` and ``select("valueeq", True)`` give L;
+then one fused ``mxm_reduce(L, L^T, plus_pair, mask=L.S)`` (masked dot
+products, C never stored) and ``reduce``.
+
+Per vertex (networkx.triangles), with L0 the strictly lower triangle in vertex
+order and U0 = L0^T, each triangle k < j < i is credited to its largest,
+middle and smallest vertex from two masked products, C = L0 U0 <L0> and
+D = U0 L0 <U0> (D(k, j) = ``|{i > j : i~k, i~j}|`` for k < j):
 
     t = rowsums(C) + colsums(C) + rowsums(D)
 
-GraphBLAS mapping: ``select("tril", -1)`` then one masked ``mxm`` with the
-structural mask L.S -- the backend computes only the masked entries, each a
-merge of two sorted rows (masked dot product) -- then ``reduce_scalar``.  The
-operands are cast to int64 first so the counts accumulate in int64.
-
-Complexity: O(sum over edges (i, j) of min/merge of deg(i), deg(j)) =
-O(m^{3/2}) worst case; memory O(m).
+Complexity: O(m^{3/2}) worst case; memory O(m) (O(n) per thread for the
+count's bitmap on the CPU).
 """
-from graphblast_py import Graph, InvalidValue, Vector, binary, dtypes, monoid, semiring
+from graphblast_py import (Graph, InvalidValue, Matrix, Vector, binary, dtypes, indexunary,
+                           monoid, semiring)
 from graphblast_py.checks import check_matrix
 from graphblast_py.hints import GraphLike
 
@@ -45,8 +55,27 @@ def check_undirected(A, what):
 def triangle_count(A: GraphLike) -> int:
     """Number of triangles (int) of the undirected graph ``A``."""
     A = check_undirected(A, "triangle_count")
-    L = A.select("tril", -1).dup(dtypes.INT64)
-    return int(L.mxm(L.T, semiring.plus_pair, mask=L.S).reduce_scalar(monoid.plus))
+    L = degree_ordered(A)
+    w = L.mxm_reduce(L.T, semiring.plus_pair, mask=L.S)
+    return int(w.reduce(monoid.plus))
+
+
+def degree_ordered(A):
+    """Bool Matrix L: the entries (i, j) of A off the diagonal with
+    key(i) < key(j), key(v) = deg(v) n + v (deg counts A's off-diagonal
+    entries of row v)."""
+    n = A.nrows
+    B = A.select("offdiag")
+    ones = Vector(dtypes.INT64, n, device=A.device)
+    ones.assign(1)
+    deg = B.mxv(ones, semiring.plus_pair)                         # vertices with an edge
+    key = deg.apply(binary.times, right=n).ewise_mult(deg.apply(indexunary.rowindex),
+                                                      binary.plus)
+    idx, kv = key.to_coo()
+    K = Matrix.from_coo(idx, idx, kv, n, n, device=A.device)      # diag(key)
+    kj = B.mxm(K, semiring.any_second)                            # key(j) at (i, j)
+    ki = K.mxm(B, semiring.any_first)                             # key(i) at (i, j)
+    return ki.ewise_mult(kj, binary.lt).select("valueeq", True)
 
 
 def triangles_per_vertex(A: GraphLike) -> Vector:

@@ -114,12 +114,41 @@ def test_triangles_dtypes_and_self_loops(device):
 def test_triangles_complete_graph_uses_masked_dot(device):
     """K_n: n(n-1)(n-2)/6 triangles, (n-1)(n-2)/2 per vertex (more than int8
     holds).  The expanded (saxpy) product is smaller than the dot work here,
-    but ~16x slower per product: method="auto" must still pick the dot kernel."""
+    but ~16x slower per product: method="auto" must still pick the dot kernel
+    (the count: one fused mxm_reduce over the degree-ordered L; the two saxpy
+    products with diag(key) build L)."""
     K = gb.Matrix.from_scipy(sp.csr_matrix(np.ones((300, 300), dtype=np.int8)), device=device)
     gb.stats.reset()
     assert triangle_count(K) == 300 * 299 * 298 // 6
+    assert gb.stats()["counts"] == {"mxm:saxpy": 2, "mxm_reduce:dot": 1, "mxv:pull": 1}
+    gb.stats.reset()
     np.testing.assert_array_equal(host(triangles_per_vertex(K).to_dense()), 299 * 298 // 2)
-    assert gb.stats()["counts"] == {"mxm:dot": 3}
+    assert gb.stats()["counts"] == {"mxm:dot": 2}
+
+
+def _from_nx(G, device):
+    G = nx.convert_node_labels_to_integers(G)
+    S = nx.to_scipy_sparse_array(G, nodelist=range(G.number_of_nodes()), format="csr")
+    return gb.Matrix.from_scipy(sp.csr_matrix(S), device=device), G
+
+
+@pytest.mark.parametrize("family", ["hubs", "grid", "isolated", "path", "one", "star"])
+def test_triangles_graph_families(device, family):
+    """The degree-ordered count against networkx on the families that break
+    orderings: power-law hubs, grids and paths (equal degrees: ties by id),
+    isolated vertices beside a clique, one vertex, a star (one hub)."""
+    if family == "hubs":
+        K = gb.generators.kronecker(8, seed=3)
+        G = nx.from_scipy_sparse_array(K.to_scipy())
+        G.remove_edges_from(nx.selfloop_edges(G))
+    else:
+        G = {"grid": nx.triangular_lattice_graph(6, 8), "path": nx.path_graph(50),
+             "one": nx.empty_graph(1), "star": nx.wheel_graph(20),
+             "isolated": nx.disjoint_union(nx.complete_graph(7), nx.empty_graph(5))}[family]
+    A, G = _from_nx(G, device)
+    ref = sum(nx.triangles(G).values()) // 3
+    assert (ref > 0) == (family not in ("path", "one"))
+    assert triangle_count(A) == ref
 
 
 def test_triangle_count_errors(device):
@@ -133,3 +162,25 @@ def test_triangle_count_errors(device):
     W = mtx("west0067.mtx")
     with pytest.raises(gb.InvalidValue):            # unsymmetric structure
         triangle_count(gb.Matrix.from_scipy(W, device=device))
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_masked_count_reduce_matches_scipy(device, seed):
+    """The masked plus_pair mxm_reduce (dot; on the CPU the bitmap count
+    kernel) against SciPy: rowsums of (A B) o M, over a mask that is not A's
+    structure, with empty rows and columns on every operand."""
+    rng = np.random.default_rng(seed)
+    A = sp.random(60, 40, density=0.15, format="csr", random_state=rng)
+    B = sp.random(40, 50, density=0.2, format="csr", random_state=rng)
+    M = sp.random(60, 50, density=0.3, format="csr", random_state=rng)
+    A, B, M = (sp.csr_matrix(X, dtype=np.int64) for X in (A, B, M))
+    for X in (A, B, M):
+        X.data[:] = 1
+    A.data[A.indptr[7]:A.indptr[8]] = 0                 # empty rows
+    M.data[M.indptr[9]:M.indptr[10]] = 0
+    A.eliminate_zeros(), M.eliminate_zeros()
+    ref = np.asarray((A @ B).multiply(M).sum(axis=1)).ravel().astype(np.int64)
+    gA, gB, gM = (gb.Matrix.from_scipy(X, device=device) for X in (A, B, M))
+    w = gA.mxm_reduce(gB, gb.semiring.plus_pair, mask=gM.S, method="dot")
+    assert w.dtype == np.int64 and w.nvals == np.count_nonzero(ref)
+    np.testing.assert_array_equal(host(w.to_dense()), ref)

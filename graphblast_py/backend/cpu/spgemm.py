@@ -702,6 +702,50 @@ def fused_dot_serial(bounds, ai, aj, av, read_a, bi, bj, bv, read_b, mi, mj, add
                     multop, term, has_term, is_any, T, f, redop, outw, outp)
 
 
+@njit(inline="always")
+def _count_dot_rows(lo, hi, ai, aj, bi, bj, mi, mj, mark, T, f, redop, outw, outp):
+    """Rows lo..hi of the masked plus_pair reduce: row i of A marked in the
+    thread's bitmap, then for each mask entry (i, j) the marked entries of row
+    j of B^T counted (work |A_i| + sum_j |B^T_j|, no merge branches)."""
+    R = outw.dtype.type
+    for i in range(lo, hi):
+        if mi[i] == mi[i + 1]:
+            continue
+        for p in range(ai[i], ai[i + 1]):
+            mark[aj[p]] = True
+        found = False
+        w = R(0)
+        for t in range(mi[i], mi[i + 1]):
+            j = mj[t]
+            c = 0
+            for q in range(bi[j], bi[j + 1]):
+                c += mark[bj[q]]
+            if c:
+                y = R(f(T(c)))
+                w = R(_add(redop, w, y)) if found else y
+                found = True
+        for p in range(ai[i], ai[i + 1]):
+            mark[aj[p]] = False
+        if found:
+            outw[i] = w
+            outp[i] = True
+
+
+@njit(cache=True, parallel=True)
+def count_dot_parallel(bounds, ai, aj, bi, bj, mi, mj, marks, probe, f, redop, outw, outp):
+    """outw[i] = redop over the mask entries (i, j) with a common column of
+    f(|row i of A ∩ row j of B^T|); a bitmap of ncols per thread."""
+    for b in prange(bounds.shape[0] - 1):
+        _count_dot_rows(bounds[b], bounds[b + 1], ai, aj, bi, bj, mi, mj, marks[get_thread_id()],
+                        probe.dtype.type, f, redop, outw, outp)
+
+
+@njit(cache=True)
+def count_dot_serial(bounds, ai, aj, bi, bj, mi, mj, marks, probe, f, redop, outw, outp):
+    _count_dot_rows(0, ai.shape[0] - 1, ai, aj, bi, bj, mi, mj, marks[0], probe.dtype.type, f,
+                    redop, outw, outp)
+
+
 def spgemm_reduce_dot_csr(be, A, BT, semiring, mask_keys, out_dtype, shape, op, op_dtype,
                           monoid, red_dtype, parallel_work):
     """The fused reduce over a non-complemented mask by masked dot products
@@ -719,6 +763,19 @@ def spgemm_reduce_dot_csr(be, A, BT, semiring, mask_keys, out_dtype, shape, op, 
     if m and mj.shape[0] and aj.shape[0] and bj.shape[0]:
         ai = ai.astype(np.int64, copy=False)
         bi = bi.astype(np.int64, copy=False)
+        if (semiring.mult.name == "pair" and semiring.monoid.name == "plus"
+                and not semiring.is_user and out_dtype.kind in "iu"):
+            # counts: a bitmap of row i of A against each masked row j of B^T
+            cs = np.zeros(mj.shape[0] + 1, dtype=np.int64)
+            np.cumsum(np.diff(bi)[mj], out=cs[1:])
+            work = cs[mi[1:]] - cs[mi[:-1]] + np.diff(ai) + 1
+            parallel, bounds, nacc = _row_bounds(work, parallel_work)
+            marks = np.zeros((nacc, shape[1] if shape[1] else 1), dtype=np.bool_)
+            (count_dot_parallel if parallel else count_dot_serial)(
+                bounds, ai, aj, bi, bj, mi, mj, marks, np.zeros(1, dtype=out_dtype), f,
+                monoid.opcode, outw, outp)
+            rows = np.flatnonzero(outp)
+            return rows.astype(np.int64), outw[rows]
         lens = np.diff(mi) + np.diff(ai)
         parallel, bounds, _ = _row_bounds(lens + 1, parallel_work)
         a, read_a, b, read_b = _operands(be, semiring, out_dtype, av, bv)
