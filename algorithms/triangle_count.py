@@ -20,8 +20,8 @@ only its neighbours of higher degree -- so the masked dot products cost about
 of the vertex order.
 
 GraphBLAS mapping: deg = A 1 (plus_pair); key from deg by apply/ewise_mult;
-K = diag(key); key(j) and key(i) on A's entries by ``A K`` (any_second) and
-``K A`` (any_first); ``ewise_mult(lt)`` and ``select("valueeq", True)`` give L;
+K = diag(key); ``(K A) K`` over (any_first) then (any, lt) puts
+key(i) < key(j) on A's entries and ``select("valueeq", True)`` gives L;
 then one fused ``mxm_reduce(L, L^T, plus_pair, mask=L.S)`` (masked dot
 products, C never stored) and ``reduce``.
 
@@ -35,8 +35,8 @@ D = U0 L0 <U0> (D(k, j) = ``|{i > j : i~k, i~j}|`` for k < j):
 Complexity: O(m^{3/2}) worst case; memory O(m) (O(n) per thread for the
 count's bitmap on the CPU).
 """
-from graphblast_py import (Graph, InvalidValue, Matrix, Vector, binary, dtypes, indexunary,
-                           monoid, semiring)
+from graphblast_py import (Graph, InvalidValue, Matrix, Semiring, Vector, binary, dtypes,
+                           indexunary, monoid, semiring)
 from graphblast_py.checks import check_matrix
 from graphblast_py.hints import GraphLike
 
@@ -61,21 +61,23 @@ def triangle_count(A: GraphLike) -> int:
 
 
 def degree_ordered(A):
-    """Bool Matrix L: the entries (i, j) of A off the diagonal with
-    key(i) < key(j), key(v) = deg(v) n + v (deg counts A's off-diagonal
-    entries of row v)."""
+    """Bool Matrix L: the entries (i, j) of A with key(i) < key(j),
+    key(v) = deg(v) n + v (deg counts the entries of row v; any order of the
+    vertices counts correctly, the degree only keeps the rows short)."""
     n = A.nrows
-    B = A.select("offdiag")
     ones = Vector(dtypes.INT64, n, device=A.device)
     ones.assign(1)
-    deg = B.mxv(ones, semiring.plus_pair)                         # vertices with an edge
+    deg = A.mxv(ones, semiring.plus_pair)                         # vertices with an edge
     key = deg.apply(binary.times, right=n).ewise_mult(deg.apply(indexunary.rowindex),
                                                       binary.plus)
     idx, kv = key.to_coo()
     K = Matrix.from_coo(idx, idx, kv, n, n, device=A.device)      # diag(key)
-    kj = B.mxm(K, semiring.any_second)                            # key(j) at (i, j)
-    ki = K.mxm(B, semiring.any_first)                             # key(i) at (i, j)
-    return ki.ewise_mult(kj, binary.lt).select("valueeq", True)
+    ki = K.mxm(A, semiring.any_first)                             # key(i) at (i, j)
+    less = ki.mxm(K, _ANY_LT)                                     # key(i) < key(j) at (i, j)
+    return less.select("valueeq", True)
+
+
+_ANY_LT = Semiring(monoid.any, binary.lt)
 
 
 def triangles_per_vertex(A: GraphLike) -> Vector:
