@@ -20,8 +20,8 @@ only its neighbours of higher degree -- so the masked dot products cost about
 of the vertex order.
 
 GraphBLAS mapping: deg = A 1 (plus_pair); key from deg by apply/ewise_mult;
-K = diag(key); ``(K A) K`` over (any_first) then (any, lt) puts
-key(i) < key(j) on A's entries and ``select("valueeq", True)`` gives L;
+K = diag(key); ``(K A) K`` over (any_first) then (any, minus) puts
+key(i) - key(j) on A's entries and ``select("valuelt", 0)`` gives L;
 then one fused ``mxm_reduce(L, L^T, plus_pair, mask=L.S)`` (masked dot
 products, C never stored) and ``reduce``.
 
@@ -61,7 +61,7 @@ def triangle_count(A: GraphLike) -> int:
 
 
 def degree_ordered(A):
-    """Bool Matrix L: the entries (i, j) of A with key(i) < key(j),
+    """int64 Matrix L: the entries (i, j) of A with key(i) < key(j),
     key(v) = deg(v) n + v (deg counts the entries of row v; any order of the
     vertices counts correctly, the degree only keeps the rows short)."""
     n = A.nrows
@@ -73,11 +73,11 @@ def degree_ordered(A):
     idx, kv = key.to_coo()
     K = Matrix.from_coo(idx, idx, kv, n, n, device=A.device)      # diag(key)
     ki = K.mxm(A, semiring.any_first)                             # key(i) at (i, j)
-    less = ki.mxm(K, _ANY_LT)                                     # key(i) < key(j) at (i, j)
-    return less.select("valueeq", True)
+    diff = ki.mxm(K, _ANY_MINUS)                                  # key(i) - key(j) at (i, j)
+    return diff.select("valuelt", 0)
 
 
-_ANY_LT = Semiring(monoid.any, binary.lt)
+_ANY_MINUS = Semiring(monoid.any, binary.minus)
 
 
 def triangles_per_vertex(A: GraphLike) -> Vector:

@@ -572,6 +572,12 @@ class CPUBackend(ArrayBackend):
         return super().spgemm_reduce_dot(A, BT, semiring, mask_keys, out_dtype, shape, inner,
                                          op, op_dtype, monoid, red_dtype)
 
+    def transpose_csr(self, indptr, indices, vals, nrows, ncols):
+        """A counting sort (cpu/transpose.py) instead of the generic argsort."""
+        note_compile("cpu", "kernels")
+        from .transpose import transpose_csr
+        return transpose_csr(indptr, indices, vals, nrows, ncols)
+
     def edge_triangles(self, indptr, indices, sums=False):
         """Common neighbours per stored entry of a symmetric 0/1 pattern (and
         the per-vertex triangle sums): cpu/spgemm.py, by triangle listing."""
