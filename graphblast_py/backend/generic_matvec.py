@@ -124,22 +124,14 @@ class MatVecMixin:
         (iso; a backend whose kernels take it as a constant skips the array).
         Returns (vals, present) dense over all rows of R."""
         xp = self.xp
-        R = self._with_iso(R, a_iso)
-        indptr, indices, rvals = R
-        nrows = indptr.shape[0] - 1
+        nrows = R[0].shape[0] - 1
         xvals, xpres = x
         masked = rows is not None
         if not masked:
             rows = xp.arange(nrows, dtype=np.int64)
-        seg, pos = self.gather_rows(indptr, rows)
-        c = indices[pos].astype(np.int64)
-        if xpres is not None:
-            keep = xpres[c]
-            seg, pos, c = seg[keep], pos[keep], c[keep]
-        ra, rx = self._reads(semiring, swap)
-        a = rvals[pos] if ((ra or not structure_only) and rvals is not None) else None
-        self.last_kernel = ("pull", a is not None, False, masked)
-        a = a if ra else None
+        seg, c, a, loaded, rx = self._gather_terms(R, a_iso, rows, xpres, semiring, swap,
+                                                   structure_only)
+        self.last_kernel = ("pull", loaded, False, masked)
         b = xvals[c] if rx else None
         prod = self._vec_product(semiring, a, b, lambda: rows[seg], c, swap, out_dtype,
                                  c.shape[0])
@@ -152,6 +144,24 @@ class MatVecMixin:
             pres[hit] = True
         return out, pres
 
+    def _gather_terms(self, R, a_iso, rows, keep, semiring, swap, structure_only):
+        """The stored entries of the rows ``rows`` of ``R = (indptr, indices,
+        vals)`` whose column passes ``keep`` (a bool array over columns, or
+        None): (seg, col, a, loaded, reads_x) -- the position in ``rows`` and
+        the column of every term, R's values when the multiply reads them
+        (else None), whether the values were loaded (``structure_only=False``
+        loads them even when unread), and whether the multiply reads the
+        vector."""
+        indptr, indices, vals = self._with_iso(R, a_iso)
+        seg, pos = self.gather_rows(indptr, rows)
+        col = indices[pos].astype(np.int64)
+        if keep is not None:
+            k = keep[col]
+            seg, pos, col = seg[k], pos[k], col[k]
+        ra, rx = self._reads(semiring, swap)
+        a = vals[pos] if ((ra or not structure_only) and vals is not None) else None
+        return seg, col, (a if ra else None), a is not None, rx
+
     def spmspv_push(self, P, x, semiring, allowed, swap, out_dtype, n_out, structure_only=True,
                     a_iso=None):
         """Push: for every stored x(c), scatter ``P(c, r) (*) x(c)`` into w(r),
@@ -161,18 +171,10 @@ class MatVecMixin:
         ``structure_only=False``: load P's values even when the multiply
         ignores them; ``a_iso`` as for :meth:`spmv_pull`.  Returns (idx, vals)
         sparse, sorted."""
-        P = self._with_iso(P, a_iso)
-        indptr, indices, pvals = P
         xidx, xvals = x
-        seg, pos = self.gather_rows(indptr, xidx)
-        r = indices[pos].astype(np.int64)
-        if allowed is not None:
-            keep = allowed[r]
-            seg, pos, r = seg[keep], pos[keep], r[keep]
-        ra, rx = self._reads(semiring, swap)
-        a = pvals[pos] if ((ra or not structure_only) and pvals is not None) else None
-        self.last_kernel = ("push", a is not None, None, allowed is not None)
-        a = a if ra else None
+        seg, r, a, loaded, rx = self._gather_terms(P, a_iso, xidx, allowed, semiring, swap,
+                                                   structure_only)
+        self.last_kernel = ("push", loaded, None, allowed is not None)
         b = xvals[seg] if rx else None
         prod = self._vec_product(semiring, a, b, r, xidx[seg], swap, out_dtype, r.shape[0])
         if semiring.monoid.is_any:
