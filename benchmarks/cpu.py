@@ -20,25 +20,16 @@ graphblas.ss.config['nthreads']; SciPy is single-threaded.
                               [--repeats 5] [--levels]
 """
 import argparse
-import statistics
 import time
 
 import numpy as np
-import scipy.sparse as sp
 import scipy.sparse.csgraph as csgraph
 
 import graphblast_py as gb
+from bfs import timed  # the median of repeats after a warm-up (benchmarks/bfs.py)
 from graphblast_py import dtypes, semiring
 
 
-def timed(fn, repeats):
-    fn()
-    ts = []
-    for _ in range(repeats):
-        t = time.perf_counter()
-        fn()
-        ts.append(time.perf_counter() - t)
-    return statistics.median(ts)
 
 
 def set_threads(t):

@@ -14,23 +14,14 @@ after a change to the CPU kernels.
     python3 benchmarks/user_ops.py --scales 14 16 [--repeats 5] [--builtin]
 """
 import argparse
-import statistics
-import time
 
 import numpy as np
 
 import graphblast_py as gb
+from bfs import timed  # the median of repeats after a warm-up (benchmarks/bfs.py)
 from graphblast_py import binary, monoid, semiring, unary
 
 
-def timed(fn, repeats):
-    fn()                # compile / warm up
-    ts = []
-    for _ in range(repeats):
-        t = time.perf_counter()
-        fn()
-        ts.append(time.perf_counter() - t)
-    return statistics.median(ts)
 
 
 def user_ops():
