@@ -121,8 +121,7 @@ def _matvec(what, A, u, semiring, mask, accum, replace, out, direction, pull_inp
         x = u._view() if be.dense_vectors else SparseResult(*u._sparse())
         longest = None
         if x.__class__ is not SparseResult:     # a dense frontier: tell the backend how
-            longest = A._cached(("max_row_length", swap),     # long P's rows get
-                                lambda: be.max_row_length(P[0]))
+            longest = _longest_row(A, swap, P[0])   # long P's rows get
         T = be.push(P, x, semiring, allowed, swap, out_dtype, n_out,
                     structure_only=structure_only, complement=comp, max_row_length=longest,
                     a_iso=a_iso)
@@ -169,13 +168,19 @@ def _choose(A, u, mask, semiring, n_in, n_out, early_exit=True, swap=True):
     edges = None
     if swap and be.exact_push_edges:        # vxm pushes along the rows (the CSR)
         indptr = A._csr(False)[0]
-        longest = A._cached(("max_row_length", True), lambda: be.max_row_length(indptr))
+        longest = _longest_row(A, True, indptr)
         if nv * longest * be.push_cost_weight < pull_cost:
             return "push"                   # cheaper even if every row were the longest
         edges = be.frontier_edges(indptr, u._view())
     if edges is None:
         edges = nnz / max(n_in, 1) * nv
     return "push" if edges * be.push_cost_weight < pull_cost else "pull"
+
+
+def _longest_row(A, swap, indptr):
+    """The longest row of push's operand (A's CSR for vxm, its CSC for mxv;
+    ``indptr`` its row pointers), kept with A until it changes."""
+    return A._cached(("max_row_length", swap), lambda: A._be.max_row_length(indptr))
 
 
 _exit_cache = {}
