@@ -1,0 +1,125 @@
+"""Where an algorithm's time goes, operation by operation: every public
+Matrix/Vector method (and the property ``nvals``) is wrapped so that each
+call synchronises the device before and after and adds its wall time to a
+table; calls made from inside another wrapped call count once, in the
+outer one.  Synchronising per call removes the overlap of host and device
+work, so the total is above the algorithm's plain time (both are printed);
+what the table shows is which operations carry the time.
+
+    python3 benchmarks/op_profile.py --algorithms cc sssp bfs --scale 18 [--device gpu]
+"""
+import argparse
+import time
+from collections import defaultdict
+
+import numpy as np
+
+import graphblast_py as gb
+from graphblast_py import algorithms as alg
+
+ALGS = {
+    "bfs": lambda A, W, s: alg.bfs(A, s),
+    "sssp": lambda A, W, s: alg.sssp(W, s),
+    "cc": lambda A, W, s: alg.connected_components(A),
+    "pagerank": lambda A, W, s: alg.pagerank(A),
+    "tc": lambda A, W, s: alg.triangle_count(A),
+}
+
+
+class Profile:
+    def __init__(self, sync):
+        self.sync = sync
+        self.time = defaultdict(float)
+        self.calls = defaultdict(int)
+        self.depth = 0
+        self.saved = []
+
+    def _wrap(self, cls, name, fn):
+        prof = self
+
+        def wrapped(*args, **kwargs):
+            if prof.depth:
+                return fn(*args, **kwargs)
+            prof.sync()
+            prof.depth += 1
+            t = time.perf_counter()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                prof.sync()
+                prof.time[f"{cls.__name__}.{name}"] += time.perf_counter() - t
+                prof.calls[f"{cls.__name__}.{name}"] += 1
+                prof.depth -= 1
+        return wrapped
+
+    def install(self):
+        for cls in (gb.Matrix, gb.Vector):
+            for name, attr in list(vars(cls).items()):
+                if name.startswith("__"):
+                    continue
+                if isinstance(attr, property) and name == "nvals":
+                    self.saved.append((cls, name, attr))
+                    setattr(cls, name, property(self._wrap(cls, name, attr.fget)))
+                elif (callable(attr) or isinstance(attr, (staticmethod, classmethod))) \
+                        and not name.startswith("_"):
+                    self.saved.append((cls, name, attr))
+                    raw = attr.__func__ if isinstance(attr, (staticmethod, classmethod)) else attr
+                    w = self._wrap(cls, name, raw)
+                    if isinstance(attr, staticmethod):
+                        w = staticmethod(w)
+                    elif isinstance(attr, classmethod):
+                        w = classmethod(w)
+                    setattr(cls, name, w)
+
+    def remove(self):
+        for cls, name, attr in reversed(self.saved):
+            setattr(cls, name, attr)
+        self.saved.clear()
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--algorithms", nargs="+", default=["cc", "sssp"], choices=sorted(ALGS))
+    p.add_argument("--scale", type=int, default=16)
+    p.add_argument("--grid", type=int, default=None, help="a grid of this side instead")
+    p.add_argument("--device", default=None)
+    p.add_argument("--top", type=int, default=12)
+    args = p.parse_args()
+    if args.device:
+        gb.set_device(args.device)
+    sync = gb.device.synchronize
+    if args.grid:
+        A = gb.generators.grid2d(args.grid, args.grid)
+        W = gb.generators.grid2d(args.grid, args.grid, dtype=float)
+        graph = f"grid {args.grid}^2"
+    else:
+        A = gb.generators.kronecker(args.scale, seed=1)
+        W = gb.generators.kronecker(args.scale, seed=1, dtype=float)   # SSSP: unit weights
+        graph = f"Kronecker {args.scale}"
+    src = int(np.argmax(np.diff(A.to("cpu").to_scipy().indptr)))   # a hub: a long run
+    print(f"device {gb.get_device()}, {graph}: n={A.nrows} nnz={A.nvals}, source {src}")
+    for name in args.algorithms:
+        run = ALGS[name]
+        run(A, W, src)
+        sync()
+        t = time.perf_counter()
+        run(A, W, src)
+        sync()
+        plain = time.perf_counter() - t
+        prof = Profile(sync)
+        prof.install()
+        try:
+            t = time.perf_counter()
+            run(A, W, src)
+            total = time.perf_counter() - t
+        finally:
+            prof.remove()
+        print(f"\n{name}: {plain * 1e3:.1f} ms plain, {total * 1e3:.1f} ms with a sync per call")
+        rows = sorted(prof.time.items(), key=lambda kv: -kv[1])[:args.top]
+        for op, s in rows:
+            print(f"  {op:<28} {s * 1e3:9.2f} ms  {prof.calls[op]:6d} calls "
+                  f"{s / prof.calls[op] * 1e6:9.1f} µs/call")
+
+
+if __name__ == "__main__":
+    main()
