@@ -101,24 +101,38 @@ def check_bool(x, what, name):
 
 def check_no_nan(A, what):
     """Refuse a float matrix holding NaN values (a NaN weight makes every
-    comparison false: edges would be dropped silently)."""
+    comparison false: edges would be dropped silently).  The scan's result is
+    kept with the matrix until it changes, so repeated calls pay it once."""
     if A.dtype.kind != "f" or A.nvals == 0:
         return
     from .operators import binary, monoid
-    nan = A.ewise_mult(A, binary.ne)                  # x != x only for NaN
-    if nan.reduce_scalar(monoid.lor):
+
+    def first_nan():
+        nan = A.ewise_mult(A, binary.ne)                  # x != x only for NaN
+        if not nan.reduce_scalar(monoid.lor):
+            return None
         r, c, _ = nan.select("==", True).to_coo()
-        raise InvalidValue(f"{what}: the weight A[{int(r[0])}, {int(c[0])}] is NaN; every "
+        return int(r[0]), int(c[0])
+    at = A._cached("first_nan", first_nan)
+    if at is not None:
+        raise InvalidValue(f"{what}: the weight A[{at[0]}, {at[1]}] is NaN; every "
                            "weight must be a number (remove or replace the NaN entries)")
 
 
 def check_nonnegative(A, what):
-    """Refuse NaN and negative values (weights that define no random walk)."""
+    """Refuse NaN and negative values (weights that define no random walk);
+    the scans are kept with the matrix like the NaN scan."""
     check_no_nan(A, what)
     if A.dtype.kind in "u" or A.dtype.kind == "b" or A.nvals == 0:
         return
-    neg = A.select("<", 0)
-    if neg.nvals:
+
+    def first_negative():
+        neg = A.select("<", 0)
+        if not neg.nvals:
+            return None
         r, c, v = neg.to_coo()
-        raise InvalidValue(f"{what}: the weight A[{int(r[0])}, {int(c[0])}] = {v[0].item()!r} is "
+        return int(r[0]), int(c[0]), v[0].item()
+    at = A._cached("first_negative", first_negative)
+    if at is not None:
+        raise InvalidValue(f"{what}: the weight A[{at[0]}, {at[1]}] = {at[2]!r} is "
                            "negative; the weights must be non-negative")

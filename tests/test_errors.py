@@ -607,6 +607,25 @@ def test_sssp_refuses_nan_weights(where, device):
     assert A.isclose(before)                      # (isclose: NaN equals NaN)
 
 
+@pytest.mark.parametrize("bad,match", [(math.nan, "NaN"), (-0.5, "negative")])
+def test_weight_checks_see_a_later_change(bad, match, device):
+    """The NaN and negative-weight scans are kept with the matrix: a change
+    to the matrix (an element set, an assign) drops them, so a weight made
+    bad after a clean run is refused on the next call."""
+    A = gb.Matrix.from_coo([0, 1, 2], [1, 2, 0], [1.0, 2.0, 3.0], 3, 3, device=device)
+    sssp(A, 0)
+    pagerank(A)
+    A[1, 2] = bad
+    with pytest.raises(gb.InvalidValue, match=r"A\[1, 2\].*" + match):
+        pagerank(A)
+    if bad != bad:
+        with pytest.raises(gb.InvalidValue, match=r"A\[1, 2\] is NaN"):
+            sssp(A, 0)
+    A[1, 2] = 5.0                                  # clean again: accepted again
+    pagerank(A)
+    sssp(A, 0)
+
+
 @pytest.mark.parametrize("bad,match", [(math.nan, "NaN"), (-0.5, "negative"),
                                        (-math.inf, "negative")])
 def test_pagerank_refuses_nan_and_negative_weights(bad, match, device):
