@@ -33,6 +33,10 @@ python3 -c "import cupy; print('cupy', cupy.__version__)" | tee -a "$OUT/run.log
 #   spectral  benchmarks/spectral.py: expm and eigvalsh rows, tridiagonal, 7000^2 grid
 #   fglt      benchmarks/fglt.py on the GPU
 #   gpu       benchmarks/gpu.py (BFS, PageRank, TC, CC against the CuPy programs)
+#   spec18    the spectral rows at Kronecker 18, the 7000^2 grid and the tridiagonal
+#   profile   benchmarks/op_profile.py: CC, SSSP and BFS per operation (Kronecker 22, 1000^2 grid)
+#   cpu16     benchmarks/cpu.py on the machine's host cores (2 and 16 threads) against
+#             python-graphblas and SciPy
 STEPS=" ${STEPS:-tests default kron22 grid1000 ablation spectral} "
 has() { [[ "$STEPS" == *" $1 "* ]]; }
 
@@ -81,6 +85,23 @@ if has gpu; then
 log "benchmarks/gpu.py"
 timeout "${T_GPU:-150}" python3 benchmarks/gpu.py --scales 18 20 22 --grids 300 1000 \
   --repeats 3 > "$OUT/gpu_bench.log" 2>&1; echo "exit $?" >> "$OUT/gpu_bench.log"
+fi
+
+if has spec18; then
+log "spectral: Kronecker 18, the 7000^2 grid, the tridiagonal"
+timeout "${T_SPEC18:-100}" python3 benchmarks/spectral.py --device gpu --scales 18 \
+  --big-grid 7000 --tridiag 20000 --repeats 9 > "$OUT/spec18.log" 2>&1; echo "exit $?" >> "$OUT/spec18.log"
+fi
+if has profile; then
+log "op_profile on the GPU"
+{ timeout "${T_PROF:-80}" python3 benchmarks/op_profile.py --device gpu --algorithms cc sssp bfs --scale 22
+  timeout "${T_PROF:-80}" python3 benchmarks/op_profile.py --device gpu --algorithms bfs cc --grid 1000
+} > "$OUT/profile.log" 2>&1; echo "exit $?" >> "$OUT/profile.log"
+fi
+if has cpu16; then
+log "benchmarks/cpu.py on $(nproc) host cores"
+( cd benchmarks && GRAPHBLAST_DEVICE=cpu timeout "${T_CPU:-200}" python3 cpu.py --threads 2 16 \
+  --kron 16 18 --grids 300 --repeats 3 ) > "$OUT/cpu16.log" 2>&1; echo "exit $?" >> "$OUT/cpu16.log"
 fi
 
 cp "$W/default/table.md" "$OUT/default_table.md" 2>/dev/null
