@@ -241,6 +241,50 @@ def test_mxm(device, data):
     check(spec, res, T, alias, structure_only=(add == "any" or mult == "any"))
 
 
+@st.composite
+def one_term_ref(draw, shape, dtype, kind):
+    """A Ref with at most one entry per row ("row": anywhere in the row) or
+    a diagonal one ("diag", square), some rows empty."""
+    base = draw(refs(shape, dtype))
+    pres = np.zeros(shape, dtype=bool)
+    for i in range(shape[0]):
+        if draw(st.booleans()):
+            if shape[1] == 0:
+                break
+            j = i if kind == "diag" else draw(st.integers(0, shape[1] - 1))
+            pres[i, j] = True
+    return R.Ref(np.where(pres, base.vals, np.zeros_like(base.vals)), pres)
+
+
+@given(data=st.data())
+def test_mxm_one_term(device, data):
+    """Products whose every entry has one term -- A with at most one entry
+    per row (diagonal, permutation, selection) or B diagonal -- take the
+    gather path of the backend (no sort); every semiring, positional
+    multiplies included, against the reference model."""
+    d = data.draw
+    m, k, n = d(dims), d(dims), d(dims)
+    side = d(st.sampled_from(["A rows", "A diag", "B diag"]))
+    if side == "B diag":
+        n = k
+        A_r, A = d(operands((m, k), device))
+        B_r = d(one_term_ref((k, k), d(st.sampled_from(DTYPES)), "diag"))
+        B = R.to_lib(B_r, "sparse", device)
+    else:
+        if side == "A diag":
+            k = m
+        A_r = d(one_term_ref((m, k), d(st.sampled_from(DTYPES)), side.split()[1]))
+        A = R.to_lib(A_r, "sparse", device)
+        B_r, B = d(operands((k, n), device))
+    add, mult = d(st.sampled_from(MONOIDS)), d(st.sampled_from(MULTS))
+    sr = gb.semiring[f"{add}_{mult}"]
+    note(f"mxm one-term {side} {sr}")
+    spec = d(outputs((m, n), device, [(A_r, A), (B_r, B)], masks=False))
+    T = R.mxm(A_r, B_r, add, mult)
+    res = A.mxm(B, sr, method="saxpy", **spec.kw)
+    check(spec, res, T, [(A_r, A), (B_r, B)], structure_only=(add == "any" or mult == "any"))
+
+
 # ---------------------------------------------------------------- element-wise
 @given(data=st.data())
 def test_ewise(device, data):

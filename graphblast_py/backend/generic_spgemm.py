@@ -157,7 +157,13 @@ class SpgemmMixin:
 
     def spgemm_blocked(self, A, B, semiring, mask, out_dtype, shape, mask_csr=None):
         """:meth:`spgemm_result` computed block by block (see the module);
-        one call when the product fits the budget."""
+        one call when the product fits the budget.  Without a mask, a product
+        whose every entry has one term (A with at most one entry per row, or
+        B diagonal) is a gather instead (:meth:`spgemm_one_term`)."""
+        if mask is None:
+            T = self.spgemm_one_term(A, B, semiring, out_dtype, shape)
+            if T is not None:
+                return T
         blocks = self._blocks(A, B)
         if blocks is None:
             return self.spgemm_result(A, B, semiring, mask, out_dtype, shape, mask_csr)
@@ -181,6 +187,73 @@ class SpgemmMixin:
         v = xp.concatenate(vals) if vals else xp.zeros(0, dtype=out_dtype)
         return CSRResult(indptr.astype(dtypes.index_dtype(max(n, nnz))), ix,
                          self.cast(v, out_dtype), np.dtype(out_dtype).type(1))
+
+    def spgemm_one_term(self, A, B, semiring, out_dtype, shape):
+        """``A (+).(x) B`` (CSR parts; vals None where the multiply does not
+        read them) when every entry of the product has exactly one term, so
+        the monoid never combines anything and no sort is needed:
+
+        * A has at most one entry per row (a diagonal, a permutation, a
+          selection): row i of C is row k of B, each entry multiplied by
+          A(i, k) -- B's rows are sorted, so C's are;
+        * B is diagonal (at most one entry per row, on the diagonal): C has
+          A's structure without the columns j where B(j, j) is missing.
+
+        Returns a ``CSRResult``, or None when neither holds.  The test costs
+        nothing when nnz(A) > rows(A) and nnz(B) > rows(B) (known on the
+        host); otherwise a device read or two."""
+        xp = self.xp
+        ai, aj, av = A
+        bi, bj, bv = B
+        m, n = shape
+        i64 = np.int64
+        ai64 = ai.astype(i64, copy=False)
+        bi64 = bi.astype(i64, copy=False)
+        na, nb = aj.shape[0], bj.shape[0]
+        if 0 < na <= m:
+            lens = ai64[1:] - ai64[:-1]
+            if int(lens.max()) <= 1:                    # A: one entry per row at most
+                has = lens > 0
+                k = xp.where(has, aj[xp.minimum(ai64[:-1], na - 1)].astype(i64), 0)
+                indptr = xp.zeros(m + 1, dtype=i64)
+                xp.cumsum(xp.where(has, bi64[k + 1] - bi64[k], 0), out=indptr[1:])
+                nnz = int(indptr[-1])
+                row = self.rows_of(indptr, nnz)
+                kr = k[row]
+                src = bi64[kr] + (xp.arange(nnz, dtype=i64) - indptr[row])
+                cols = bj[src]
+                x = av[ai64[row]] if av is not None else None
+                y = bv[src] if bv is not None else None
+                return self._one_term_result(indptr, cols, semiring, x, y, lambda: row, kr,
+                                             cols, out_dtype, shape)
+        if nb <= bi64.shape[0] - 1:
+            blens = bi64[1:] - bi64[:-1]
+            if nb == 0 or bool(xp.all(blens <= 1) &
+                               xp.all(bj.astype(i64) == self.rows_of(bi64, nb))):
+                diag = xp.where(blens > 0, bi64[:-1], -1)   # position of B(j, j), or -1
+                keep = diag[aj.astype(i64)] >= 0
+                kept = xp.flatnonzero(keep)
+                cum = xp.zeros(na + 1, dtype=i64)
+                xp.cumsum(keep.astype(i64), out=cum[1:])
+                indptr = cum[ai64]
+                cols = aj[kept]
+                x = av[kept] if av is not None else None
+                y = bv[diag[cols.astype(i64)]] if bv is not None else None
+                return self._one_term_result(
+                    indptr, cols, semiring, x, y,
+                    lambda: self.rows_of(ai64, na)[kept], cols, cols, out_dtype, shape)
+        return None
+
+    def _one_term_result(self, indptr, cols, semiring, x, y, rows, inner, ocols, out_dtype,
+                         shape):
+        xp = self.xp
+        nnz = cols.shape[0]
+        v = self.mult(semiring.mult, x, y, rows, inner, ocols, out_dtype)
+        if getattr(v, "ndim", 0) == 0:                  # pair and the like: one value
+            v = xp.full(nnz, v, dtype=out_dtype)
+        return CSRResult(indptr.astype(dtypes.index_dtype(max(shape[1], nnz))),
+                         cols.astype(dtypes.index_dtype(shape[1])), self.cast(v, out_dtype),
+                         np.dtype(out_dtype).type(1))
 
     # ------------------------------------------------------------ fused reduce
     def spgemm_reduce(self, A, B, semiring, mask, out_dtype, shape, op, op_dtype, monoid,
