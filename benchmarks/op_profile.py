@@ -23,6 +23,7 @@ ALGS = {
     "cc": lambda A, W, s: alg.connected_components(A),
     "pagerank": lambda A, W, s: alg.pagerank(A),
     "tc": lambda A, W, s: alg.triangle_count(A),
+    "fglt": lambda A, W, s: alg.fglt(A),
 }
 
 
