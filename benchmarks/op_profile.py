@@ -108,6 +108,7 @@ def main():
         sync()
         plain = time.perf_counter() - t
         prof = Profile(sync)
+        gb.stats.reset()
         prof.install()
         try:
             t = time.perf_counter()
@@ -116,6 +117,7 @@ def main():
         finally:
             prof.remove()
         print(f"\n{name}: {plain * 1e3:.1f} ms plain, {total * 1e3:.1f} ms with a sync per call")
+        print("  choices:", ", ".join(f"{k} {v}" for k, v in gb.stats()["counts"].items()))
         rows = sorted(prof.time.items(), key=lambda kv: -kv[1])[:args.top]
         for op, s in rows:
             print(f"  {op:<28} {s * 1e3:9.2f} ms  {prof.calls[op]:6d} calls "
