@@ -152,13 +152,15 @@ def grid_rows(k, repeats):
         [("SciPy", t_sp)])
 
 
-def level_rows(spec, repeats):
-    """Per BFS level: push and pull forced, and auto's choice."""
+def level_rows(spec, repeats, sync=lambda: None):
+    """Per BFS level: push and pull forced, and auto's choice (``sync``
+    waits for the device around each timed step; benchmarks/direction.py
+    runs this on the GPU)."""
     from graphblast_py.operations import mxv
     kind, size = spec.split(":")
     A = (gb.generators.kronecker(int(size), seed=1) if kind == "kron"
          else gb.generators.grid2d(int(size), int(size)))
-    S = A.to_scipy().tocsr()
+    S = A.to("cpu").to_scipy().tocsr()
     src = int(np.argmax(np.diff(S.indptr))) if kind == "kron" else 0
     n = A.nrows
 
@@ -169,9 +171,11 @@ def level_rows(spec, repeats):
         while frontier.nvals:
             levels.assign(d, mask=frontier.S)
             pick = mxv._choose(A, frontier, ~levels.S, semiring.any_pair, n, n)
+            sync()
             t = time.perf_counter()
             frontier.vxm(A, semiring.any_pair, mask=~levels.S, replace=True, out=frontier,
                          pull_input=levels, direction=direction)
+            sync()
             out.append((pick, time.perf_counter() - t))
             d += 1
         return out

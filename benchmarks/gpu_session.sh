@@ -35,6 +35,7 @@ python3 -c "import cupy; print('cupy', cupy.__version__)" | tee -a "$OUT/run.log
 #   gpu       benchmarks/gpu.py (BFS, PageRank, TC, CC against the CuPy programs)
 #   spec18    the spectral rows at Kronecker 18, the 7000^2 grid and the tridiagonal
 #   profile   benchmarks/op_profile.py: CC, SSSP, BFS, PageRank, TC per operation (Kronecker 22, 1000^2 grid), FGLT (Kronecker 17)
+#   direction benchmarks/direction.py: per-level push / pull / auto on the GPU
 #   cpu16     benchmarks/cpu.py on the machine's host cores (2 and 16 threads) against
 #             python-graphblas and SciPy
 STEPS=" ${STEPS:-tests default kron22 grid1000 ablation spectral} "
@@ -98,6 +99,11 @@ log "op_profile on the GPU"
   timeout "${T_PROF:-80}" python3 benchmarks/op_profile.py --device gpu --algorithms bfs cc --grid 1000
   timeout "${T_PROF:-80}" python3 benchmarks/op_profile.py --device gpu --algorithms fglt --scale 17
 } > "$OUT/profile.log" 2>&1; echo "exit $?" >> "$OUT/profile.log"
+fi
+if has direction; then
+log "direction choice per level on the GPU"
+( cd benchmarks && timeout "${T_DIR:-90}" python3 direction.py --device gpu --kron 18 20 22 \
+  --grids 300 --repeats 2 ) > "$OUT/direction.log" 2>&1; echo "exit $?" >> "$OUT/direction.log"
 fi
 if has cpu16; then
 log "benchmarks/cpu.py on $(nproc) host cores"
