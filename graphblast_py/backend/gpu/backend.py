@@ -130,10 +130,13 @@ class GPUBackend(ArrayBackend):
     dense_vectors = True
 
     # pull: mean row length from which a warp (not a thread) handles one row;
-    # for a pull that stops at the first term / terminal value (BFS) a thread
-    # per row keeps more rows in flight, so the warp takes over only from
-    # PULL_WARP_MIN_DEGREE_EARLY (H100, BFS on Kronecker 18/20/22, mean
-    # degree ~30: a thread per row 1.1-1.8x faster than a warp per row)
+    # for a pull that stops at the first term (`any`, Boolean lor/land: BFS)
+    # a thread per row keeps more rows in flight, so the warp takes over only
+    # from PULL_WARP_MIN_DEGREE_EARLY (H100, BFS on Kronecker 18/20/22, mean
+    # degree ~30: a thread per row 1.1-1.8x faster than a warp per row).  A
+    # min/max pull (CC, SSSP) does not stop in practice: a thread per row made
+    # CC's min_second pull 79 ms at Kronecker 22 (its hub rows walked by one
+    # thread), so it takes the warp from PULL_WARP_MIN_DEGREE
     PULL_WARP_MIN_DEGREE = 8
     PULL_WARP_MIN_DEGREE_EARLY = 256
     # auto direction: a push edge (atomics, binary search) against a pull edge
@@ -543,8 +546,13 @@ class GPUBackend(ArrayBackend):
             return outv, outp
         ip, ix = _c(indptr), _c(indices)
         early = bool(early_exit)
+        # a row stops early in practice only for `any` and for Boolean
+        # monoids (lor/land reach their terminal at once); min/max also have
+        # a terminal (the type's extreme) that real data seldom reach, and a
+        # thread per row would then walk a hub's whole row alone
         stops = early and (semiring.monoid.is_any or
-                           semiring.monoid.terminal(out_dtype) is not None)
+                           (out_dtype == _BOOL and
+                            semiring.monoid.terminal(out_dtype) is not None))
         warp = indices.shape[0] >= (self.PULL_WARP_MIN_DEGREE_EARLY if stops else
                                     self.PULL_WARP_MIN_DEGREE) * max(nrows, 1)
         key = ("pull", semiring.monoid, semiring.mult, ta, tx, out_dtype, ip.dtype, ix.dtype,
