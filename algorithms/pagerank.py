@@ -16,7 +16,9 @@ after ``max_iter`` iterations raises :class:`graphblast_py.ConvergenceError`
 Motwani, Winograd 1999; networkx ``_pagerank_scipy``.
 
 GraphBLAS mapping: the row sums are one ``reduce_rowwise``; per iteration
-w = x o (alpha/d) (``ewise_mult``), the dangling sum (masked ``apply`` +
+w = x o s (``ewise_mult``) with s(i) = alpha/d(i), and s(i) = 0 for a
+dangling i (s has every entry, so w does: the product w A reads a full
+vector), the dangling sum (masked ``apply`` +
 ``reduce``), and x' = c + w A as one ``vxm`` (plus_times) accumulated into a
 vector filled with the constant c; the error is an ``ewise`` and a reduce.
 
@@ -48,7 +50,9 @@ def pagerank(A: GraphLike, damping: float = 0.85, tol: float = 1e-6,
     if n == 0:
         return x
     d = A.reduce_rowwise(monoid.plus).select("!=", 0)                   # weighted out-degree
-    scale = d.apply(binary.div, left=float(damping))                    # alpha / d(i)
+    scale = Vector(dtypes.FP64, n, device=A.device)
+    scale.assign(0.0)                                                   # dangling: no share
+    scale.assign(d.apply(binary.div, left=float(damping)), accum=binary.plus)   # alpha / d(i)
     dangling = Vector(dtypes.BOOL, n, device=A.device)
     dangling.assign(True, mask=~d.S)
     x.assign(1.0 / n)

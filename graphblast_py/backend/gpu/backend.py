@@ -139,6 +139,10 @@ class GPUBackend(ArrayBackend):
     # thread), so it takes the warp from PULL_WARP_MIN_DEGREE
     PULL_WARP_MIN_DEGREE = 8
     PULL_WARP_MIN_DEGREE_EARLY = 256
+    # the unmasked float (plus, times) pull through cuSPARSE (_cusparse_pull),
+    # and how many matrices' cuSPARSE plans are kept
+    CUSPARSE_PULL = True
+    CUSPARSE_PULL_PLANS = 2
     # auto direction: a push edge (atomics, binary search) against a pull edge
     # (H100, BFS on Kronecker 18/20/22 with weights 1, 2, 4, 8: 8 chose pull
     # for every middle level and was fastest, 1.5-1.6 ms against 2.3-5.6 ms
@@ -510,6 +514,10 @@ class GPUBackend(ArrayBackend):
         array over the rows (a dense mask, left out where it is
         ``rows_complement``), which the kernel tests; ``a_iso``: the value of
         every stored entry of R when R comes without values (an iso matrix)."""
+        done = self._cusparse_pull(R, x, semiring, rows, swap, out_dtype, structure_only,
+                                   a_iso)
+        if done is not None:
+            return done
         if not self._kernel_ok(semiring):
             if rows is not None and rows.dtype == _BOOL:
                 rows = cupy.flatnonzero(~rows if rows_complement else rows)
@@ -568,6 +576,68 @@ class GPUBackend(ArrayBackend):
             np.int32(bool(rows_complement) and has_alw), outv, outp, np.int32(keep), self._sink))
         self.last_kernel = ("pull", read_a, early, masked)
         return outv, outp
+
+    def _cusparse_pull(self, R, x, semiring, rows, swap, out_dtype, structure_only, a_iso):
+        """The unmasked pull of a (plus, times) or (plus, x-only projection)
+        product in float32/float64 over a vector with every entry present --
+        PageRank's iteration -- by cuSPARSE's SpMV, whose load balance holds
+        on power-law rows where the warp-per-row kernel waits on a hub.
+        Returns (outv, outp) or None when the case does not apply.  The
+        cuSPARSE plan (the matrix descriptor, the work buffer and, for an
+        iso matrix or a projection, a value array) is kept for the last few
+        matrices (``CUSPARSE_PULL_PLANS``); it holds their arrays alive."""
+        if not self.CUSPARSE_PULL or rows is not None or not structure_only:
+            return None
+        mult, mon = semiring.mult, semiring.monoid
+        if mon.is_user or mon.name != "plus" or mult.is_user or mult.positional is not None:
+            return None
+        out_dtype = np.dtype(out_dtype)
+        xvals, xpres = x
+        if out_dtype not in (np.dtype(np.float32), np.dtype(np.float64)) or \
+                xpres is not None or xvals.dtype != out_dtype or xvals.ndim != 1:
+            return None
+        indptr, indices, rvals = R
+        if indptr.dtype != np.int32 or indices.dtype != np.int32 or indices.shape[0] == 0:
+            return None
+        ra, rx = self._reads(semiring, swap)
+        if mult.name == "times" and ra and rx:
+            if rvals is not None:
+                if rvals.dtype != out_dtype:
+                    return None
+                tag, value = "vals", rvals
+            elif a_iso is not None:
+                tag, value = "iso", out_dtype.type(a_iso)
+            else:
+                return None
+        elif mult.name in ("first", "second") and rx and not ra:
+            tag, value = "iso", out_dtype.type(1)      # the product is x itself
+        else:
+            return None
+        nrows, ncols = indptr.shape[0] - 1, xvals.shape[0]
+        key = (indptr.data.ptr, indices.data.ptr, nrows, ncols, indices.shape[0], out_dtype,
+               tag, value.data.ptr if tag == "vals" else float(value))
+        plans = self.__dict__.setdefault("_pull_plans", {})
+        plan = plans.pop(key, None)
+        if plan is None:
+            from .krylov import _SpMV
+            data = value if tag == "vals" else cupy.full(indices.shape[0], value,
+                                                         dtype=out_dtype)
+            with _OOM("the cuSPARSE pull's matrix"):
+                A = _csp.csr_matrix((data, indices, indptr), shape=(nrows, ncols), copy=False)
+                run, _ = _SpMV.make(A)
+                has = indptr[1:] != indptr[:-1]
+            if run is None:
+                return None
+            plan = (A, run, has)
+        plans[key] = plan                                # most recent last
+        while len(plans) > self.CUSPARSE_PULL_PLANS:
+            plans.pop(next(iter(plans)))
+        _, run, has = plan
+        with _OOM("the pull SpMV output", nrows):
+            outv = cupy.empty(nrows, dtype=out_dtype)
+            run(_c(xvals), outv)
+        self.last_kernel = ("pull", ra, False, False)
+        return outv, has.copy()
 
     # ------------------------------------------------------------ mxv: push
     @staticmethod

@@ -115,8 +115,10 @@ class _SpMV:
                                          zero.ctypes.data, dy.desc, ctype, alg)
         buf = cp.empty(max(int(size), 1), dtype=cp.int8)
 
-        def run(x):
+        def run(x, out=None):
+            """A x into ``out`` (a fresh array of A's rows) or the plan's y."""
             dx = cusparse.DnVecDescriptor.create(x)
+            do = dy if out is None else cusparse.DnVecDescriptor.create(out)
             _cusparse.spMV(handle, op, one.ctypes.data, mat.desc, dx.desc, zero.ctypes.data,
-                           dy.desc, ctype, alg, buf.data.ptr)
+                           do.desc, ctype, alg, buf.data.ptr)
         return run, y

@@ -1,0 +1,79 @@
+"""The unmasked float plus_times pull through cuSPARSE (GPU backend's
+_cusparse_pull): taken where it applies, equal to SciPy's product where it
+is taken (empty rows and columns, iso and valued matrices, mxv and vxm,
+float32 and float64), and not taken where its conditions fail."""
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import graphblast_py as gb
+from graphblast_py import backend
+
+pytestmark = pytest.mark.gpu
+
+
+@pytest.fixture
+def be():
+    return backend.get("gpu")          # the module is marked gpu: skipped without one
+
+
+def _graph(seed, dtype):
+    rng = np.random.default_rng(seed)
+    S = sp.random(300, 300, density=0.02, format="csr", random_state=rng,
+                  data_rvs=lambda k: rng.random(k) + 0.5).astype(dtype)
+    S = S.tolil()
+    S[5, :] = 0                                   # an empty row and an empty column
+    S[:, 7] = 0
+    S[11, :] = 1                                  # a hub row
+    return S.tocsr()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("iso", [False, True])
+@pytest.mark.parametrize("which", ["mxv", "vxm"])
+def test_cusparse_pull_matches_scipy(be, dtype, iso, which):
+    S = _graph(1, dtype)
+    if iso:
+        S.data[:] = 1
+    A = gb.Matrix.from_scipy(S, device="gpu")
+    if iso:                                       # one value for all: PageRank's graphs
+        r, c = S.nonzero()
+        A = gb.Matrix.from_coo(r, c, True, 300, 300, device="gpu")
+        assert A.iso
+    x = np.random.default_rng(2).random(300).astype(dtype)
+    u = gb.Vector.from_dense(x, device="gpu")
+    sr = gb.semiring["plus_times"]
+    be.__dict__.pop("_pull_plans", None)
+    if which == "mxv":
+        w = A.mxv(u, sr, direction="pull")
+        ref = S.astype(dtype) @ x
+        rowlen = np.diff(S.indptr)
+    else:
+        w = u.vxm(A, sr, direction="pull")
+        ref = S.astype(dtype).T @ x
+        rowlen = np.diff(S.tocsc().indptr)
+    assert len(be.__dict__.get("_pull_plans", {})) == 1, "the cuSPARSE pull was not taken"
+    got_i, got_v = (be.to_host(a) for a in w.to_coo())
+    assert np.array_equal(got_i, np.flatnonzero(rowlen > 0))     # empty rows: no entry
+    np.testing.assert_allclose(got_v, ref[rowlen > 0], rtol=1e-5 if dtype == np.float32 else 1e-12)
+
+
+def test_cusparse_pull_not_taken(be):
+    """A mask, a vector with holes, a min monoid: the kernels run instead."""
+    S = _graph(3, np.float64)
+    A = gb.Matrix.from_scipy(S, device="gpu")
+    x = np.random.default_rng(4).random(300)
+    full = gb.Vector.from_dense(x, device="gpu")
+    holes = gb.Vector.from_coo(np.arange(0, 300, 3), x[::3], size=300, device="gpu")
+    be.__dict__.pop("_pull_plans", None)
+    A.mxv(full, "plus_times", mask=full.S, direction="pull")
+    A.mxv(holes, "plus_times", direction="pull")
+    A.mxv(full, "min_plus", direction="pull")
+    assert not be.__dict__.get("_pull_plans")
+    # and the results still equal SciPy's where the kernels ran
+    w = A.mxv(holes, "plus_times", direction="pull")
+    xs = np.zeros(300)
+    xs[::3] = x[::3]
+    i, v = (be.to_host(a) for a in w.to_coo())
+    ref = S @ xs
+    np.testing.assert_allclose(v, ref[i], rtol=1e-12)
