@@ -143,6 +143,10 @@ class GPUBackend(ArrayBackend):
     # and how many matrices' cuSPARSE plans are kept
     CUSPARSE_PULL = True
     CUSPARSE_PULL_PLANS = 2
+    # an unmasked pull that does not stop early takes rows longer than this
+    # (hubs) by the vectorised path and the rest by the kernel over a row
+    # list (0: off); Kronecker 22's hub rows hold up to 163 327 entries
+    PULL_HEAVY_ROW = 4096
     # auto direction: a push edge (atomics, binary search) against a pull edge
     # (H100, BFS on Kronecker 18/20/22 with weights 1, 2, 4, 8: 8 chose pull
     # for every middle level and was fastest, 1.5-1.6 ms against 2.3-5.6 ms
@@ -541,18 +545,6 @@ class GPUBackend(ArrayBackend):
         with _OOM("the pull SpMV output", nrows):
             outv = cupy.empty(nrows, dtype=out_dtype)     # read only where outp is set
             outp = cupy.zeros(nrows, dtype=bool)
-        alw, has_alw = self._dummy(_BOOL), rows is not None and rows.dtype == _BOOL
-        if rows is None or has_alw:
-            nlist, rws, all_rows = nrows, self._dummy(_I64), 1
-            if has_alw:
-                alw = _c(rows)
-        else:
-            rws = _c(rows.astype(np.int64, copy=False))
-            nlist, all_rows = rws.shape[0], 0
-        masked = rows is not None
-        if nlist == 0 or indices.shape[0] == 0:
-            return outv, outp
-        ip, ix = _c(indptr), _c(indices)
         early = bool(early_exit)
         # a row stops early in practice only for `any` and for Boolean
         # monoids (lor/land reach their terminal at once); min/max also have
@@ -561,6 +553,33 @@ class GPUBackend(ArrayBackend):
         stops = early and (semiring.monoid.is_any or
                            (out_dtype == _BOOL and
                             semiring.monoid.terminal(out_dtype) is not None))
+        alw, has_alw = self._dummy(_BOOL), rows is not None and rows.dtype == _BOOL
+        heavy = None
+        if rows is None and not stops and self.PULL_HEAVY_ROW and \
+                not (rvals is None and a_iso is not None and ra):
+            split = self._heavy_split(indptr)
+            if split is not None:               # hub rows apart, the rest listed
+                rows, heavy = split
+        if rows is None or has_alw:
+            nlist, rws, all_rows = nrows, self._dummy(_I64), 1
+            if has_alw:
+                alw = _c(rows)
+        else:
+            rws = _c(rows.astype(np.int64, copy=False))
+            nlist, all_rows = rws.shape[0], 0
+        masked = rows is not None and heavy is None
+        if heavy is not None:
+            # the hub rows by the vectorised path: their terms gathered and
+            # reduced by segments, so no warp walks a hub's row alone
+            with _OOM("the pull SpMV's hub rows"):
+                hv, hp = ArrayBackend.spmv_pull(self, R, x, semiring, heavy, swap, out_dtype,
+                                                structure_only=structure_only,
+                                                early_exit=False, a_iso=a_iso)
+            outv[heavy] = hv[heavy]
+            outp[heavy] = hp[heavy]
+        if nlist == 0 or indices.shape[0] == 0:
+            return outv, outp
+        ip, ix = _c(indptr), _c(indices)
         warp = indices.shape[0] >= (self.PULL_WARP_MIN_DEGREE_EARLY if stops else
                                     self.PULL_WARP_MIN_DEGREE) * max(nrows, 1)
         key = ("pull", semiring.monoid, semiring.mult, ta, tx, out_dtype, ip.dtype, ix.dtype,
@@ -576,6 +595,26 @@ class GPUBackend(ArrayBackend):
             np.int32(bool(rows_complement) and has_alw), outv, outp, np.int32(keep), self._sink))
         self.last_kernel = ("pull", read_a, early, masked)
         return outv, outp
+
+    def _heavy_split(self, indptr):
+        """(light rows, hub rows) of a CSR structure -- the non-empty rows up
+        to ``PULL_HEAVY_ROW`` entries long and the longer ones, int64 lists --
+        or None when there is no hub row.  One device read the first time,
+        then kept for the last few structures (the indptr array held, so its
+        identity names it)."""
+        cache = self.__dict__.setdefault("_heavy_splits", {})
+        hit = cache.get(id(indptr))
+        if hit is not None and hit[0] is indptr:
+            return hit[1]
+        lens = indptr[1:].astype(np.int64) - indptr[:-1].astype(np.int64)
+        big = lens > self.PULL_HEAVY_ROW
+        split = None
+        if bool(big.any()):
+            split = (cupy.flatnonzero((lens > 0) & ~big), cupy.flatnonzero(big))
+        cache[id(indptr)] = (indptr, split)
+        while len(cache) > 4:
+            cache.pop(next(iter(cache)))
+        return split
 
     def _cusparse_pull(self, R, x, semiring, rows, swap, out_dtype, structure_only, a_iso):
         """The unmasked pull of a (plus, times) or (plus, x-only projection)

@@ -1,7 +1,8 @@
-"""The unmasked float plus_times pull through cuSPARSE (GPU backend's
-_cusparse_pull): taken where it applies, equal to SciPy's product where it
-is taken (empty rows and columns, iso and valued matrices, mxv and vxm,
-float32 and float64), and not taken where its conditions fail."""
+"""Two GPU pull paths.  (1) The unmasked float plus_times pull through
+cuSPARSE (the GPU backend's _cusparse_pull): taken where it applies, equal
+to SciPy's product where it is taken (empty rows and columns, iso and valued
+matrices, mxv and vxm, float32 and float64), and not taken where its
+conditions fail.  (2) Hub rows apart (_heavy_split): equal to the CPU."""
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -77,3 +78,33 @@ def test_cusparse_pull_not_taken(be):
     i, v = (be.to_host(a) for a in w.to_coo())
     ref = S @ xs
     np.testing.assert_allclose(v, ref[i], rtol=1e-12)
+
+
+@pytest.mark.parametrize("sr", ["min_plus", "min_second", "max_times", "plus_times", "plus_min"])
+@pytest.mark.parametrize("which", ["mxv", "vxm"])
+@pytest.mark.parametrize("holes", [False, True])
+def test_hub_rows_apart_match_cpu(be, monkeypatch, sr, which, holes):
+    """An unmasked pull that does not stop early takes the rows longer than
+    PULL_HEAVY_ROW by the vectorised path and the rest by the kernel over a
+    row list: forced here on a small power-law graph (threshold 8), every
+    entry equals the CPU's (empty rows, isolated vertices, a vector with
+    holes)."""
+    monkeypatch.setattr(type(be), "PULL_HEAVY_ROW", 8)
+    monkeypatch.setattr(type(be), "CUSPARSE_PULL", False)
+    be.__dict__.pop("_heavy_splits", None)
+    K = gb.generators.kronecker(9, seed=4, dtype=float, device="cpu")
+    S = K.to_scipy()
+    S.data = np.random.default_rng(5).random(S.nnz) + 0.25
+    n = S.shape[0]
+    x = np.random.default_rng(6).random(n)
+    idx = np.arange(0, n, 2) if holes else np.arange(n)
+    out = {}
+    for dev in ("cpu", "gpu"):
+        A = gb.Matrix.from_scipy(S, device=dev)
+        u = gb.Vector.from_coo(idx, x[idx], size=n, device=dev)
+        w = A.mxv(u, sr, direction="pull") if which == "mxv" else u.vxm(A, sr, direction="pull")
+        out[dev] = [gb.backend.get(dev).to_host(a) for a in w.to_coo()]
+    split = be.__dict__.get("_heavy_splits", {})
+    assert any(v[1] is not None for v in split.values()), "the hub split was not taken"
+    assert np.array_equal(out["gpu"][0], out["cpu"][0])
+    np.testing.assert_allclose(out["gpu"][1], out["cpu"][1], rtol=1e-12)
