@@ -162,6 +162,7 @@ def test_masked_vxm_no_sync(be, graphs, gname, name, direction, form):
         return f, v
 
     results = {}
+    gpu_runs = 0
     for device in ("cpu", "gpu", "gpu"):        # the first GPU run compiles
         Ad = A if device == "gpu" else A.to("cpu")
         f, v = make(device)
@@ -173,7 +174,10 @@ def test_masked_vxm_no_sync(be, graphs, gname, name, direction, form):
             w2 = f.vxm(Ad, sr, mask=v.S, direction=direction)
             f.vxm(Ad, sr, mask=~v.S, replace=True, out=f, direction=direction)
         if device == "gpu":
-            assert c.count == 0, f"{c.count} syncs in masked vxm ({gb.stats.last('vxm')})"
+            gpu_runs += 1
+            # the warm run waits never (the first may compile and load kernels)
+            assert gpu_runs == 1 or c.count == 0, \
+                f"{c.count} syncs in masked vxm ({gb.stats.last('vxm')})"
         results[device] = [[be_d.to_host(a) for a in x.to_coo()] for x in (w1, w2, f)]
     for (gi, gv), (wi, wv) in zip(results["gpu"], results["cpu"]):
         assert np.array_equal(gi, wi)
