@@ -2,7 +2,7 @@
 cuSPARSE (the GPU backend's _cusparse_pull): taken where it applies, equal
 to SciPy's product where it is taken (empty rows and columns, iso and valued
 matrices, mxv and vxm, float32 and float64), and not taken where its
-conditions fail.  (2) Hub rows apart (_heavy_split): equal to the CPU."""
+conditions fail.  (2) Hub rows apart (_heavy_split, pull_block): equal to the CPU."""
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -85,8 +85,8 @@ def test_cusparse_pull_not_taken(be):
 @pytest.mark.parametrize("holes", [False, True])
 def test_hub_rows_apart_match_cpu(be, monkeypatch, sr, which, holes):
     """An unmasked pull that does not stop early takes the rows longer than
-    PULL_HEAVY_ROW by the vectorised path and the rest by the kernel over a
-    row list: forced here on a small power-law graph (threshold 8), every
+    PULL_HEAVY_ROW by a block each (pull_block) and the rest by the kernel
+    over a row list: forced here on a small power-law graph (threshold 8), every
     entry equals the CPU's (empty rows, isolated vertices, a vector with
     holes)."""
     monkeypatch.setattr(type(be), "PULL_HEAVY_ROW", 8)

@@ -144,9 +144,9 @@ class GPUBackend(ArrayBackend):
     CUSPARSE_PULL = True
     CUSPARSE_PULL_PLANS = 2
     # an unmasked pull that does not stop early takes rows longer than this
-    # (hubs) by the vectorised path and the rest by the kernel over a row
-    # list (0: off); Kronecker 22's hub rows hold up to 163 327 entries
-    PULL_HEAVY_ROW = 4096
+    # (hubs) by a block each (pull_block) and the rest by the kernel over a
+    # row list (0: off); Kronecker 22's hub rows hold up to 163 327 entries
+    PULL_HEAVY_ROW = 1024
     # auto direction: a push edge (atomics, binary search) against a pull edge
     # (H100, BFS on Kronecker 18/20/22 with weights 1, 2, 4, 8: 8 chose pull
     # for every middle level and was fastest, 1.5-1.6 ms against 2.3-5.6 ms
@@ -569,14 +569,17 @@ class GPUBackend(ArrayBackend):
             nlist, all_rows = rws.shape[0], 0
         masked = rows is not None and heavy is None
         if heavy is not None:
-            # the hub rows by the vectorised path: their terms gathered and
-            # reduced by segments, so no warp walks a hub's row alone
-            with _OOM("the pull SpMV's hub rows"):
-                hv, hp = ArrayBackend.spmv_pull(self, R, x, semiring, heavy, swap, out_dtype,
-                                                structure_only=structure_only,
-                                                early_exit=False, a_iso=a_iso)
-            outv[heavy] = hv[heavy]
-            outp[heavy] = hp[heavy]
+            # the hub rows by a block each, so no warp walks a hub's row alone
+            bkey = ("pull_block", semiring.monoid, semiring.mult, ta, tx, out_dtype, indptr.dtype,
+                    indices.dtype, bool(swap), _iso_key(iso))
+            fb = self._fn(bkey, lambda: K.pull_block_source(semiring, ta, tx, out_dtype,
+                                                            indptr.dtype, indices.dtype, swap,
+                                                            iso), "pull_block")
+            fb((int(min(heavy.shape[0], 1 << 16)),), (K.BLOCK,),
+               (_c(indptr), _c(indices), _c(rvals) if read_a else self._dummy(ta),
+                np.int32(read_a), _c(xvals) if read_x else self._dummy(tx), np.int32(read_x),
+                _c(xpres) if xpres is not None else self._dummy(_BOOL),
+                np.int32(xpres is not None), heavy, np.int64(heavy.shape[0]), outv, outp))
         if nlist == 0 or indices.shape[0] == 0:
             return outv, outp
         ip, ix = _c(indptr), _c(indices)

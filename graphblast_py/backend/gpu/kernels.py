@@ -363,6 +363,57 @@ def pull_source(semiring, ta, tx, tout, ip, ix, swap, early_exit=True, a_iso=Non
             + _PULL)
 
 
+# one block per listed row (the hub rows of an unmasked pull that does not
+# stop early): the threads stride over the row, each warp combines its
+# lanes, thread 0 combines the warps' partial results (commutative monoids,
+# as the warp kernel assumes); the block loop is grid-stride over the rows
+_PULL_BLOCK = r"""
+extern "C" __global__ void pull_block(
+    const IP* __restrict__ indptr, const IX* __restrict__ indices,
+    const TA* __restrict__ avals, int read_a, const TX* __restrict__ xvals, int read_x,
+    const bool* __restrict__ xpres, int has_pres, const i64* __restrict__ rows,
+    i64 nlist, TOUT* __restrict__ outv, bool* __restrict__ outp)
+{
+    __shared__ TOUT part[32];
+    __shared__ int pfound[32];
+    int lane = threadIdx.x & 31, wid = threadIdx.x >> 5;
+    int nw = (blockDim.x + 31) >> 5;
+    for (i64 b = blockIdx.x; b < nlist; b += gridDim.x) {
+        i64 r = rows[b];
+        i64 p0 = (i64)indptr[r], p1 = (i64)indptr[r + 1];
+        bool found = false;
+        TOUT acc = (TOUT)0;
+        for (i64 p = p0 + threadIdx.x; p < p1; p += blockDim.x) {
+            i64 c = (i64)indices[p];
+            if (has_pres && !xpres[c]) continue;
+            TA av = read_a ? avals[p] : A_ISO;
+            COMBINE(prod_op(av, read_x ? xvals[c] : (TX)0, r, c));
+        }
+        warp_combine(acc, found);
+        if (lane == 0) { part[wid] = acc; pfound[wid] = found ? 1 : 0; }
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            bool f = false;
+            TOUT a = (TOUT)0;
+            for (int w = 0; w < nw; ++w) {
+                if (pfound[w]) {
+                    if (f) a = add_op(a, part[w]); else { a = part[w]; f = true; }
+                }
+            }
+            if (f) { outv[r] = a; outp[r] = true; }
+        }
+        __syncthreads();
+    }
+}
+"""
+
+
+def pull_block_source(semiring, ta, tx, tout, ip, ix, swap, a_iso=None):
+    """The pull kernels' module (``pull_source``, without early exit) plus
+    ``pull_block``."""
+    return pull_source(semiring, ta, tx, tout, ip, ix, swap, False, a_iso) + _PULL_BLOCK
+
+
 # ---------------------------------------------------------------- mxv: push
 # MODE 0: any with a constant product (pair): plain stores
 # MODE 1: any: phase 0 elects the first frontier entry per output (atomicMin on
