@@ -247,19 +247,27 @@ def test_coo_to_sorted(gpu, cpu, dup):
 MONOIDS = ["plus", "times", "min", "max", "lor", "land", "lxor", "eq", "any"]
 
 
+@pytest.mark.parametrize("atomic", [False, True], ids=["kernels", "seg_atomic"])
 @pytest.mark.parametrize("dtype", [BOOL, I32, I64, F32, F64], ids=str)
 @pytest.mark.parametrize("mname", MONOIDS + ["umin"])
-def test_segment_reduce(gpu, cpu, mname, dtype):
+def test_segment_reduce(gpu, cpu, mname, dtype, atomic, monkeypatch):
+    """Every monoid and type against the CPU: thread and warp per segment
+    and singletons, and (``seg_atomic``, forced for every length) the
+    nonzero split, with one hub segment of 19 000 values among short ones."""
     mon = UMIN if mname == "umin" else gb.monoid[mname]
     if mname == "umin" and dtype == BOOL:
         pytest.skip("the user monoid's Python function is for numbers")
+    if atomic:
+        monkeypatch.setattr(type(gpu), "SEG_ATOMIC_MIN_LEN", 1)
     rng = np.random.default_rng(9)
-    for n, nseg in ((5000, 1000), (20_000, 40), (33, 33), (1, 1)):  # thread, warp, singletons
+    hub = np.concatenate([[0], np.arange(3, 900, 7), [19_500, 19_990]])
+    for n, nseg in ((5000, 1000), (20_000, 40), (33, 33), (1, 1), (20_000, hub)):
         vals = _values(rng, n, dtype)
         if mname == "times" and dtype.kind != "b":
             vals = rng.choice(np.array([-1, 1, 1, 2], dtype=dtype), n)
         vals = vals.astype(mon.out_dtype(dtype))     # callers reduce in the monoid's type
-        starts = np.unique(np.concatenate([[0], rng.integers(0, n, nseg - 1)])).astype(np.int64)
+        starts = nseg.astype(np.int64) if isinstance(nseg, np.ndarray) else \
+            np.unique(np.concatenate([[0], rng.integers(0, n, nseg - 1)])).astype(np.int64)
         got = gpu.segment_reduce(mon, gpu.asarray(vals), gpu.asarray(starts))
         want = cpu.segment_reduce(mon, vals, starts)
         assert_same(got, want)

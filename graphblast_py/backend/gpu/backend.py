@@ -157,6 +157,10 @@ class GPUBackend(ArrayBackend):
     PUSH_VERTEX_MAX_DEGREE = 32
     # segment_reduce: mean segment length from which a warp handles a segment
     SEG_WARP_MIN_LEN = 16
+    # reductions of at least this many values take the nonzero split
+    # (seg_atomic), whose time does not depend on the longest segment: a
+    # thread (or a warp) per segment waits on a hub's 10^6-long row
+    SEG_ATOMIC_MIN_LEN = 1 << 20
     # SpMM work distribution: stored entries per thread in the nonzero split;
     # it is used when the mean row length reaches this (a thread per row would
     # then do more work, with less parallelism, than a thread per chunk) or
@@ -403,7 +407,25 @@ class GPUBackend(ArrayBackend):
             return vals[:0]
         if monoid.is_any:
             return vals[starts]
+        if (vals.ndim == 1 and vals.shape[0] >= self.SEG_ATOMIC_MIN_LEN and not monoid.is_user
+                and K.atomic_ok(vals.dtype) and starts.shape[0]):
+            return self._segment_reduce_atomic(monoid, vals, starts)
         return self._segment_reduce(monoid.op, vals, starts, ordered=False)
+
+    def _segment_reduce_atomic(self, monoid, vals, starts):
+        """Segments of any length (a hub's row among short ones) by the
+        nonzero split (``seg_atomic``): every thread a fixed chunk of values,
+        one atomic per run of a segment, into the identity."""
+        t = vals.dtype
+        vals = _c(vals)
+        starts = _c(starts.astype(np.int64, copy=False))
+        ns, n = starts.shape[0], vals.shape[0]
+        with _OOM("a segmented reduction", ns):
+            out = cupy.full(ns, _atomic_fill(monoid, t), dtype=t)
+        fn = self._fn(("seg_atomic", monoid.op, t),
+                      lambda: K.segatomic_source(monoid.op, t), "seg_atomic")
+        fn(_grid_capped(-(-n // 64)), (K.BLOCK,), (vals, starts, np.int64(ns), np.int64(n), out))
+        return out
 
     def segment_reduce_op(self, op, vals, starts):
         """Any BinaryOp, applied left to right within each segment."""

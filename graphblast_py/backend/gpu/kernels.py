@@ -733,6 +733,51 @@ def segreduce_source(op, t):
             "#define TERM ((TOUT)0)\n" + _COMBINE + _add_fn(op) + _warp_fns(t) + _SEG)
 
 
+# nonzero split for a commutative monoid: thread t takes SEG_CHUNK values,
+# finds the segment of its first one by binary search in `starts`, combines
+# each run of one segment and adds it to out[segment] by one atomic (out
+# pre-filled with the identity); a segment of any length -- a hub row --
+# spreads over many threads
+_SEG_ATOMIC = r"""
+#define SEG_CHUNK 64
+extern "C" __global__ void seg_atomic(const TOUT* __restrict__ vals,
+                                      const i64* __restrict__ starts, i64 ns, i64 n,
+                                      TOUT* __restrict__ out)
+{
+    i64 nchunks = (n + SEG_CHUNK - 1) / SEG_CHUNK;
+    i64 stride = (i64)gridDim.x * blockDim.x;
+    i64 first = starts[0];
+    for (i64 t = (i64)blockIdx.x * blockDim.x + threadIdx.x; t < nchunks; t += stride) {
+        i64 p = t * SEG_CHUNK, end = p + SEG_CHUNK < n ? p + SEG_CHUNK : n;
+        if (p < first) p = first;            // values before the first segment belong to none
+        if (p >= end) continue;
+        i64 lo = 0, hi = ns - 1;             // the last segment starting at or before p
+        while (lo < hi) {
+            i64 mid = (lo + hi + 1) >> 1;
+            if (starts[mid] <= p) lo = mid; else hi = mid - 1;
+        }
+        i64 s = lo;
+        i64 next = s + 1 < ns ? starts[s + 1] : n;
+        TOUT acc = vals[p];
+        for (++p; p < end; ++p) {
+            if (p >= next) {
+                atomic_combine(out + s, acc);
+                do { ++s; next = s + 1 < ns ? starts[s + 1] : n; } while (p >= next);
+                acc = vals[p];
+            } else {
+                acc = add_op(acc, vals[p]);
+            }
+        }
+        atomic_combine(out + s, acc);
+    }
+}
+"""
+
+
+def segatomic_source(op, t):
+    return (_COMMON + _typedefs(TOUT=t) + _add_fn(op) + _atomic_fn(op, t) + _SEG_ATOMIC)
+
+
 # ---------------------------------------------------------------- counting
 _COUNT = r"""
 // number of true entries of a bool array: grid-stride partial counts, a warp
