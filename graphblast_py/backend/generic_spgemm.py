@@ -214,7 +214,16 @@ class SpgemmMixin:
             lens = ai64[1:] - ai64[:-1]
             if int(lens.max()) <= 1:                    # A: one entry per row at most
                 has = lens > 0
-                k = xp.where(has, aj[xp.minimum(ai64[:-1], na - 1)].astype(i64), 0)
+                first = xp.minimum(ai64[:-1], na - 1)           # row i's entry, if any
+                k = xp.where(has, aj[first].astype(i64), 0)
+                if m == bi64.shape[0] - 1 and bool(xp.all(xp.where(
+                        has, k == xp.arange(m, dtype=i64), bi64[1:] == bi64[:-1]))):
+                    # A diagonal over every non-empty row of B: C has B's
+                    # structure, each row scaled by A(i, i)
+                    row = self.rows_of(bi64, nb)
+                    x = av[first][row] if av is not None else None
+                    return self._one_term_result(bi64, bj, semiring, x, bv, lambda: row, row,
+                                                 bj, out_dtype, shape)
                 indptr = xp.zeros(m + 1, dtype=i64)
                 xp.cumsum(xp.where(has, bi64[k + 1] - bi64[k], 0), out=indptr[1:])
                 nnz = int(indptr[-1])
@@ -232,6 +241,11 @@ class SpgemmMixin:
                                xp.all(bj.astype(i64) == self.rows_of(bi64, nb))):
                 diag = xp.where(blens > 0, bi64[:-1], -1)   # position of B(j, j), or -1
                 keep = diag[aj.astype(i64)] >= 0
+                if bool(keep.all()):            # every column of A kept: A's structure
+                    y = bv[diag[aj.astype(i64)]] if bv is not None else None
+                    return self._one_term_result(ai64, aj, semiring, av, y,
+                                                 lambda: self.rows_of(ai64, na), aj, aj,
+                                                 out_dtype, shape)
                 kept = xp.flatnonzero(keep)
                 cum = xp.zeros(na + 1, dtype=i64)
                 xp.cumsum(keep.astype(i64), out=cum[1:])
@@ -251,6 +265,8 @@ class SpgemmMixin:
         v = self.mult(semiring.mult, x, y, rows, inner, ocols, out_dtype)
         if getattr(v, "ndim", 0) == 0:                  # pair and the like: one value
             v = xp.full(nnz, v, dtype=out_dtype)
+        elif v is x or v is y:                          # first/second: an operand's own array
+            v = v.copy()
         return CSRResult(indptr.astype(dtypes.index_dtype(max(shape[1], nnz))),
                          cols.astype(dtypes.index_dtype(shape[1])), self.cast(v, out_dtype),
                          np.dtype(out_dtype).type(1))
