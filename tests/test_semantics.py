@@ -285,6 +285,33 @@ def test_mxm_one_term(device, data):
     check(spec, res, T, [(A_r, A), (B_r, B)], structure_only=(add == "any" or mult == "any"))
 
 
+@pytest.mark.parametrize("mult", ["times", "first", "second", "minus", "firsti", "secondi",
+                                  "secondj", "pair"])
+@pytest.mark.parametrize("side", ["A diagonal", "B diagonal"])
+def test_mxm_one_term_same_structure(device, side, mult):
+    """The one-term products whose result keeps an operand's structure: a
+    diagonal A with an entry on every non-empty row of B (C has B's
+    structure), a diagonal B with an entry on every column A uses (C has A's
+    structure) -- triangle counting's degree ordering -- against the
+    reference model, with empty rows and a column no row uses."""
+    rng = np.random.default_rng(12)
+    n = 9
+    X = rng.integers(1, 9, (n, n)).astype(np.int64)
+    P = rng.random((n, n)) < 0.35
+    P[[2, 4], :] = False                             # empty rows
+    P[:, [2, 4]] = False                             # unused columns
+    G = R.Ref(np.where(P, X, 0), P)
+    d = np.arange(n) + 2
+    dpres = np.ones(n, dtype=bool)
+    dpres[2] = dpres[4] = False                      # missing where nothing needs it
+    D = R.Ref(np.diag(np.where(dpres, d, 0)), np.diag(dpres))
+    A_r, B_r = (D, G) if side == "A diagonal" else (G, D)
+    A, B = R.to_lib(A_r, "sparse", device), R.to_lib(B_r, "sparse", device)
+    T = R.mxm(A_r, B_r, "plus", mult)
+    spec = Spec(None, None, None, None, None, False)
+    check(spec, A.mxm(B, gb.semiring[f"plus_{mult}"]), T, [(A_r, A), (B_r, B)])
+
+
 # ---------------------------------------------------------------- element-wise
 @given(data=st.data())
 def test_ewise(device, data):
