@@ -188,6 +188,13 @@ def level_rows(spec, repeats, sync=lambda: None):
     print(f" {spec}: {len(picks)} levels; total push {tot['push']:.2f} pull {tot['pull']:.2f} "
           f"auto {tot['auto']:.2f} ms (auto / best forced "
           f"{tot['auto'] / min(tot['push'], tot['pull']):.2f})")
+    for d in ("push", "pull"):
+        at = [i for i, p in enumerate(picks) if p == d]
+        if at:
+            print(f"   auto chose {d} at {len(at)} levels: there push "
+                  f"{sum(best['push'][i] for i in at) * 1e3:.2f}, pull "
+                  f"{sum(best['pull'][i] for i in at) * 1e3:.2f}, auto "
+                  f"{sum(best['auto'][i] for i in at) * 1e3:.2f} ms")
     if len(picks) <= 12:
         for i, p in enumerate(picks):
             print(f"   level {i}: push {best['push'][i] * 1e3:8.3f} pull {best['pull'][i] * 1e3:8.3f}"
