@@ -90,12 +90,9 @@ def _assign(C, value, index_args, mask, accum, replace):
             # in C's type already unless an accum must see the scalar's own
             if accum is None:
                 s = np.asarray(s).astype(C.dtype, casting="unsafe")[()]
-            if mask is not None and not mask.complement and mask.parent.form == "sparse" \
-                    and C.form == "dense":
-                # a sparse mask (a BFS frontier) into a dense C: T only where
-                # it allows, so the output rule touches those positions, not
-                # all n.  A sparse C takes the dense T below and becomes dense
-                # at once (a level vector is dense from its first assign)
+            if mask is not None and not mask.complement and mask.parent.form == "sparse":
+                # a sparse mask (a BFS frontier): T only where it allows, so
+                # the output rule touches those positions, not all n
                 mk = mask.keys()
                 T = SparseResult(mk, be.full(mk.shape[0], s, np.asarray(s).dtype))
                 return write(C, T, mask, accum, replace, masked=True)
