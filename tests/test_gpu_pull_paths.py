@@ -59,6 +59,27 @@ def test_cusparse_pull_matches_scipy(be, dtype, iso, which):
     np.testing.assert_allclose(got_v, ref[rowlen > 0], rtol=1e-5 if dtype == np.float32 else 1e-12)
 
 
+@pytest.mark.parametrize("which", ["mxv", "vxm"])
+def test_cusparse_pull_rectangular(be, which):
+    """A matrix that is not square (300 x 70): the plan sizes its buffers
+    from both dimensions."""
+    rng = np.random.default_rng(8)
+    S = sp.random(300, 70, density=0.05, format="csr", random_state=rng)
+    A = gb.Matrix.from_scipy(S, device="gpu")
+    x = rng.random(70 if which == "mxv" else 300)
+    u = gb.Vector.from_dense(x, device="gpu")
+    be.__dict__.pop("_pull_plans", None)
+    if which == "mxv":
+        w, ref, lens = A.mxv(u, "plus_times", direction="pull"), S @ x, np.diff(S.indptr)
+    else:
+        w, ref, lens = (u.vxm(A, "plus_times", direction="pull"), S.T @ x,
+                        np.diff(S.tocsc().indptr))
+    assert len(be.__dict__.get("_pull_plans", {})) == 1
+    i, v = (be.to_host(a) for a in w.to_coo())
+    assert np.array_equal(i, np.flatnonzero(lens > 0))
+    np.testing.assert_allclose(v, ref[lens > 0], rtol=1e-12)
+
+
 def test_cusparse_pull_not_taken(be):
     """A mask, a vector with holes, a min monoid: the kernels run instead."""
     S = _graph(3, np.float64)

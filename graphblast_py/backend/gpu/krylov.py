@@ -111,7 +111,8 @@ class _SpMV:
         mat = cusparse.SpMatDescriptor.create(A)
         y = cp.empty(A.shape[0], dtype=A.dtype)
         dy = cusparse.DnVecDescriptor.create(y)
-        size = _cusparse.spMV_bufferSize(handle, op, one.ctypes.data, mat.desc, dy.desc,
+        dx0 = cusparse.DnVecDescriptor.create(cp.empty(A.shape[1], dtype=A.dtype))
+        size = _cusparse.spMV_bufferSize(handle, op, one.ctypes.data, mat.desc, dx0.desc,
                                          zero.ctypes.data, dy.desc, ctype, alg)
         buf = cp.empty(max(int(size), 1), dtype=cp.int8)
 
