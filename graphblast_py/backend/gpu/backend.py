@@ -871,6 +871,47 @@ class GPUBackend(ArrayBackend):
         with _OOM("the 4-clique count"):
             return four_cliques(self, indptr, indices)
 
+    def spgemm_reduce_dot(self, A, BT, semiring, mask_keys, out_dtype, shape, inner, op,
+                          op_dtype, monoid, red_dtype):
+        """The fused masked product -> row reduction.  When the reduction is
+        the semiring's own built-in monoid in the product's type, without an
+        ``apply``, on a type with atomics (triangle counting's plus_pair):
+        one kernel whose threads add their dot product into its row by one
+        atomic (``dot_masked_rows``), nothing stored per mask entry; other
+        cases: the dot products, then the row reduction."""
+        out_dtype = np.dtype(out_dtype)
+        sm = semiring.monoid
+        if (op is not None or monoid.is_user or sm.is_user or sm.is_any
+                or monoid.name != sm.name or np.dtype(red_dtype) != out_dtype
+                or not K.atomic_ok(out_dtype) or not self._kernel_ok(semiring)):
+            return super().spgemm_reduce_dot(A, BT, semiring, mask_keys, out_dtype, shape,
+                                             inner, op, op_dtype, monoid, red_dtype)
+        ai, aj, av = A
+        bi, bj, bv = BT
+        nm, nrows = mask_keys.shape[0], shape[0]
+        if nm == 0:
+            return cupy.zeros(0, dtype=np.int64), cupy.zeros(0, dtype=out_dtype)
+        m = semiring.mult
+        read_a = bool(m.reads_x and av is not None)
+        read_b = bool(m.reads_y and bv is not None)
+        ta = av.dtype if read_a else _BOOL
+        tb = bv.dtype if read_b else _BOOL
+        ai, aj, bi, bj = _c(ai), _c(aj), _c(bi), _c(bj)
+        mk = _c(mask_keys.astype(np.int64, copy=False))
+        with _OOM("the fused masked product's rows", nrows):
+            outv = cupy.full(nrows, _atomic_fill(sm, out_dtype), dtype=out_dtype)
+            outp = cupy.zeros(nrows, dtype=bool)
+        key = ("dot_rows", sm, m, ta, tb, out_dtype, ai.dtype, aj.dtype, bi.dtype, bj.dtype)
+        fn = self._fn(key, lambda: K.dot_rows_source(semiring, ta, tb, out_dtype, ai.dtype,
+                                                     aj.dtype, bi.dtype, bj.dtype),
+                      "dot_masked_rows")
+        fn(_grid(nm), (K.BLOCK,),
+           (ai, aj, _c(av) if read_a else self._dummy(ta), np.int32(read_a),
+            bi, bj, _c(bv) if read_b else self._dummy(tb), np.int32(read_b),
+            mk, np.int64(nm), np.int64(shape[1]), outv, outp))
+        rows = cupy.flatnonzero(outp)
+        return rows, outv[rows]
+
     def spgemm_dot(self, A, BT, semiring, mask_keys, out_dtype, shape, inner):
         if not self._kernel_ok(semiring):
             with _OOM("the masked SpGEMM (vectorized path)"):

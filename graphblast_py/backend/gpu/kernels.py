@@ -608,6 +608,22 @@ extern "C" __global__ void dot_masked(
 """
 
 
+# the same dot products, each added at once into its row's result by one
+# atomic (the fused masked mxm -> row reduction when the reduction's monoid
+# is the semiring's: triangle counting's plus_pair): nothing per mask entry
+# is stored; outv/outp are per row
+_DOT_ROWS = _DOT.replace("void dot_masked(", "void dot_masked_rows(").replace(
+    "    if (found) { outv[t] = acc; outp[t] = true; }\n}",
+    "    if (found) { atomic_combine(outv + i, acc); outp[i] = true; }\n}")
+
+
+def dot_rows_source(semiring, ta, tb, tout, ipa, ixa, ipb, ixb):
+    return (_COMMON + _typedefs(TA=ta, TB=tb, TOUT=tout, IPA=ipa, IXA=ixa, IPB=ipb, IXB=ixb,
+                                TL=ta, TR=tb)
+            + _flags(semiring.monoid, tout) + _COMBINE + _mult_fn(semiring.mult, ta, tb)
+            + _add_fn(semiring.monoid.op) + _atomic_fn(semiring.monoid.op, tout) + _DOT_ROWS)
+
+
 def dot_source(semiring, ta, tb, tout, ipa, ixa, ipb, ixb):
     return (_COMMON + _typedefs(TA=ta, TB=tb, TOUT=tout, IPA=ipa, IXA=ixa, IPB=ipb, IXB=ixb,
                                 TL=ta, TR=tb)
