@@ -186,7 +186,6 @@ def _wanted(theta, k, which):
 
 
 GROW_EVERY = 50      # restarts without convergence before the basis doubles (up to 4 ncv)
-PROBE_CHECK_EVERY = 4   # steps between looks at the Ritz pairs in a verification round
 
 
 class KrylovSchurResult:
@@ -308,15 +307,19 @@ def krylov_schur(xp, op, n, dtype, k, which, tol, block, ncv, max_restarts, rng,
                 R = orthonormalise_rows(W, j + b)
             Hc[j + b:j + 2 * b, j:j + b] = R
             j += b
-            # a verification round looks early: the kept pairs have converged
-            # already and the one extra pair needs only sqrt(tol)
-            if probe is not None and j < m and (j - l) % PROBE_CHECK_EVERY < b:
-                if _ritz(Hc, j, b, k, which, tol, True, n)[-1]:
-                    break
-        mm = j                          # the basis size: m, or less after an early look
-        theta, Y, res, scale, want, top, converged = _ritz(Hc, mm, b, k, which, tol,
-                                                           probe is not None, n)
-        if converged:
+        H = np.triu(Hc[:m, :m])
+        H = H + np.triu(H, 1).T
+        theta, Y = np.linalg.eigh(H)
+        res = np.linalg.norm(Hc[m:m + b, m - b:m] @ Y[m - b:m, :], axis=0)
+        scale = max(float(np.abs(theta).max()), np.finfo(np.float64).tiny)
+        kk = k if probe is None else min(k + 1, n)   # verifying: one more must converge
+        want = _wanted(theta, kk, which)
+        top = _wanted(theta, k, which)
+        extra = np.setdiff1d(want, top)
+        # the extra pair only decides whether a missed copy lies among the k
+        # wanted: a residual of sqrt(tol) resolves it (Ritz values move by
+        # about residual^2 / gap)
+        if np.all(res[top] <= tol * scale) and np.all(res[extra] <= math.sqrt(tol) * scale):
             if not verify or k >= n - m:
                 want = top
                 break
@@ -333,7 +336,7 @@ def krylov_schur(xp, op, n, dtype, k, which, tol, block, ncv, max_restarts, rng,
             keep = _keep(theta, want, k + (m - k) % b, which)
             l = len(keep)
             Yk = xp.asarray(Y[:, keep], dtype=dtype)
-            V[:l] = Yk.T @ V[:mm]
+            V[:l] = Yk.T @ V[:m]
             W = xp.asarray(rng.standard_normal((b, n)), dtype=dtype)
             for _ in range(2):
                 W -= (W @ V[:l].T) @ V[:l]
@@ -346,7 +349,6 @@ def krylov_schur(xp, op, n, dtype, k, which, tol, block, ncv, max_restarts, rng,
             continue
         if restarts >= max_restarts:
             raise _NoConvergence(res[want] / scale)
-        kk = len(want)
         nkeep = min(max(kk + (m - kk) // 2, kk + 1), m - b)
         nkeep -= (nkeep - m) % b                    # m - nkeep: whole blocks
         keep = _keep(theta, want, nkeep, which)
@@ -372,29 +374,8 @@ def krylov_schur(xp, op, n, dtype, k, which, tol, block, ncv, max_restarts, rng,
     want = want[np.argsort(theta[want], kind="stable")]
     vectors = None
     if want_vectors:
-        vectors = xp.asarray(Y[:, want].T, dtype=dtype) @ V[:mm]
+        vectors = xp.asarray(Y[:, want].T, dtype=dtype) @ V[:m]
     return KrylovSchurResult(theta[want], vectors, restarts, matvecs, res[want] / scale)
-
-
-def _ritz(Hc, mm, b, k, which, tol, probing, n):
-    """The Ritz pairs of the first ``mm`` basis vectors (H from the stored
-    columns of the projected matrix) and whether the run may stop: every one
-    of the k wanted pairs has residual ≤ tol·max|θ| and, while ``probing``
-    (a verification round), the one extra pair ≤ sqrt(tol)·max|θ| -- it only
-    decides whether a missed copy lies among the k wanted, and Ritz values
-    move by about residual² / gap.  Returns (theta, Y, res, scale, want,
-    top, converged); ``want`` has the extra pair while probing."""
-    H = np.triu(Hc[:mm, :mm])
-    H = H + np.triu(H, 1).T
-    theta, Y = np.linalg.eigh(H)
-    res = np.linalg.norm(Hc[mm:mm + b, mm - b:mm] @ Y[mm - b:mm, :], axis=0)
-    scale = max(float(np.abs(theta).max()), np.finfo(np.float64).tiny)
-    want = _wanted(theta, min(k + 1, n) if probing else k, which)
-    top = _wanted(theta, k, which)
-    extra = np.setdiff1d(want, top)
-    converged = bool(np.all(res[top] <= tol * scale)
-                     and np.all(res[extra] <= math.sqrt(tol) * scale))
-    return theta, Y, res, scale, want, top, converged
 
 
 def _cholesky_upper(G, floor):
