@@ -886,11 +886,24 @@ class GPUBackend(ArrayBackend):
                 or not K.atomic_ok(out_dtype) or not self._kernel_ok(semiring)):
             return super().spgemm_reduce_dot(A, BT, semiring, mask_keys, out_dtype, shape,
                                              inner, op, op_dtype, monoid, red_dtype)
-        ai, aj, av = A
-        bi, bj, bv = BT
         nm, nrows = mask_keys.shape[0], shape[0]
         if nm == 0:
             return cupy.zeros(0, dtype=np.int64), cupy.zeros(0, dtype=out_dtype)
+        with _OOM("the fused masked product's rows", nrows):
+            outv = cupy.full(nrows, _atomic_fill(sm, out_dtype), dtype=out_dtype)
+            outp = cupy.zeros(nrows, dtype=bool)
+        self._dot_launch(A, BT, semiring, mask_keys, shape, outv, outp, rows=True)
+        rows = cupy.flatnonzero(outp)
+        return rows, outv[rows]
+
+    def _dot_launch(self, A, BT, semiring, mask_keys, shape, outv, outp, rows):
+        """The masked dot-product kernel over the mask entries ``mask_keys``:
+        one value per entry into ``outv``/``outp`` (``dot_masked``), or, with
+        ``rows``, each added into its row (``dot_masked_rows``).  Returns the
+        int64 keys it ran over."""
+        out_dtype = outv.dtype
+        ai, aj, av = A
+        bi, bj, bv = BT
         m = semiring.mult
         read_a = bool(m.reads_x and av is not None)
         read_b = bool(m.reads_y and bv is not None)
@@ -898,48 +911,32 @@ class GPUBackend(ArrayBackend):
         tb = bv.dtype if read_b else _BOOL
         ai, aj, bi, bj = _c(ai), _c(aj), _c(bi), _c(bj)
         mk = _c(mask_keys.astype(np.int64, copy=False))
-        with _OOM("the fused masked product's rows", nrows):
-            outv = cupy.full(nrows, _atomic_fill(sm, out_dtype), dtype=out_dtype)
-            outp = cupy.zeros(nrows, dtype=bool)
-        key = ("dot_rows", sm, m, ta, tb, out_dtype, ai.dtype, aj.dtype, bi.dtype, bj.dtype)
-        fn = self._fn(key, lambda: K.dot_rows_source(semiring, ta, tb, out_dtype, ai.dtype,
-                                                     aj.dtype, bi.dtype, bj.dtype),
-                      "dot_masked_rows")
+        nm = mk.shape[0]
+        dtypes_ = (ta, tb, out_dtype, ai.dtype, aj.dtype, bi.dtype, bj.dtype)
+        if rows:
+            fn = self._fn(("dot_rows", semiring.monoid, m) + dtypes_,
+                          lambda: K.dot_rows_source(semiring, *dtypes_), "dot_masked_rows")
+        else:
+            fn = self._fn(("dot", semiring.monoid, m) + dtypes_,
+                          lambda: K.dot_source(semiring, *dtypes_), "dot_masked")
         fn(_grid(nm), (K.BLOCK,),
            (ai, aj, _c(av) if read_a else self._dummy(ta), np.int32(read_a),
             bi, bj, _c(bv) if read_b else self._dummy(tb), np.int32(read_b),
             mk, np.int64(nm), np.int64(shape[1]), outv, outp))
-        rows = cupy.flatnonzero(outp)
-        return rows, outv[rows]
+        return mk
 
     def spgemm_dot(self, A, BT, semiring, mask_keys, out_dtype, shape, inner):
         if not self._kernel_ok(semiring):
             with _OOM("the masked SpGEMM (vectorized path)"):
                 return super().spgemm_dot(A, BT, semiring, mask_keys, out_dtype, shape, inner)
         out_dtype = np.dtype(out_dtype)
-        ai, aj, av = A
-        bi, bj, bv = BT
         nm = mask_keys.shape[0]
         if nm == 0:
             return mask_keys[:0], cupy.zeros(0, dtype=out_dtype)
-        m = semiring.mult
-        read_a = bool(m.reads_x and av is not None)
-        read_b = bool(m.reads_y and bv is not None)
-        ta = av.dtype if read_a else _BOOL
-        tb = bv.dtype if read_b else _BOOL
-        ai, aj, bi, bj = _c(ai), _c(aj), _c(bi), _c(bj)
-        mk = _c(mask_keys.astype(np.int64, copy=False))
         with _OOM("the masked SpGEMM output", nm):
             outv = cupy.zeros(nm, dtype=out_dtype)
             outp = cupy.zeros(nm, dtype=bool)
-        key = ("dot", semiring.monoid, m, ta, tb, out_dtype, ai.dtype, aj.dtype, bi.dtype,
-               bj.dtype)
-        fn = self._fn(key, lambda: K.dot_source(semiring, ta, tb, out_dtype, ai.dtype, aj.dtype,
-                                                bi.dtype, bj.dtype), "dot_masked")
-        fn(_grid(nm), (K.BLOCK,),
-           (ai, aj, _c(av) if read_a else self._dummy(ta), np.int32(read_a),
-            bi, bj, _c(bv) if read_b else self._dummy(tb), np.int32(read_b),
-            mk, np.int64(nm), np.int64(shape[1]), outv, outp))
+        mk = self._dot_launch(A, BT, semiring, mask_keys, shape, outv, outp, rows=False)
         with _OOM("the masked SpGEMM result", nm):
             sel = cupy.flatnonzero(outp)
             return mk[sel], outv[sel]
