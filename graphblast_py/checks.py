@@ -99,40 +99,38 @@ def check_bool(x, what, name):
     return bool(x)
 
 
+def _first_bad(A, key, bad):
+    """(row, column, value) of the first stored entry of ``bad()`` -- a
+    Matrix of A's offending entries -- or None; the scan is kept with A
+    under ``key`` until A changes, so repeated calls pay it once."""
+    def find():
+        B = bad()
+        if not B.nvals:
+            return None
+        r, c, v = B.to_coo()
+        return int(r[0]), int(c[0]), v[0].item()
+    return A._cached(key, find)
+
+
 def check_no_nan(A, what):
     """Refuse a float matrix holding NaN values (a NaN weight makes every
-    comparison false: edges would be dropped silently).  The scan's result is
-    kept with the matrix until it changes, so repeated calls pay it once."""
+    comparison false: edges would be dropped silently)."""
     if A.dtype.kind != "f" or A.nvals == 0:
         return
-    from .operators import binary, monoid
-
-    def first_nan():
-        nan = A.ewise_mult(A, binary.ne)                  # x != x only for NaN
-        if not nan.reduce_scalar(monoid.lor):
-            return None
-        r, c, _ = nan.select("==", True).to_coo()
-        return int(r[0]), int(c[0])
-    at = A._cached("first_nan", first_nan)
+    from .operators import binary
+    # x != x only for NaN
+    at = _first_bad(A, "first_nan", lambda: A.ewise_mult(A, binary.ne).select("==", True))
     if at is not None:
         raise InvalidValue(f"{what}: the weight A[{at[0]}, {at[1]}] is NaN; every "
                            "weight must be a number (remove or replace the NaN entries)")
 
 
 def check_nonnegative(A, what):
-    """Refuse NaN and negative values (weights that define no random walk);
-    the scans are kept with the matrix like the NaN scan."""
+    """Refuse NaN and negative values (weights that define no random walk)."""
     check_no_nan(A, what)
     if A.dtype.kind in "u" or A.dtype.kind == "b" or A.nvals == 0:
         return
-
-    def first_negative():
-        neg = A.select("<", 0)
-        if not neg.nvals:
-            return None
-        r, c, v = neg.to_coo()
-        return int(r[0]), int(c[0]), v[0].item()
-    at = A._cached("first_negative", first_negative)
+    at = _first_bad(A, "first_negative", lambda: A.select("<", 0))
     if at is not None:
         raise InvalidValue(f"{what}: the weight A[{at[0]}, {at[1]}] = {at[2]!r} is "
                            "negative; the weights must be non-negative")
