@@ -240,9 +240,10 @@ class SpgemmMixin:
             if nb == 0 or bool(xp.all(blens <= 1) &
                                xp.all(bj.astype(i64) == self.rows_of(bi64, nb))):
                 diag = xp.where(blens > 0, bi64[:-1], -1)   # position of B(j, j), or -1
-                keep = diag[aj.astype(i64)] >= 0
+                dpos = diag[aj.astype(i64)]
+                keep = dpos >= 0
                 if bool(keep.all()):            # every column of A kept: A's structure
-                    y = bv[diag[aj.astype(i64)]] if bv is not None else None
+                    y = bv[dpos] if bv is not None else None
                     return self._one_term_result(ai64, aj, semiring, av, y,
                                                  lambda: self.rows_of(ai64, na), aj, aj,
                                                  out_dtype, shape)
