@@ -28,6 +28,8 @@ Kronecker uses stream 1 for the quadrants and stream 2 for the relabelling;
 Erdos-Renyi streams 3 (edges) and 4 (edges left out of a dense graph) and,
 for ``G(n, p)``, NumPy's ``default_rng(seed)`` for the edge count only.
 """
+import operator
+
 import numpy as np
 
 from . import dtypes
@@ -78,16 +80,17 @@ def _backend(device):
     return backend_for(device)
 
 
-def _iso_matrix(be, csr, n, dtype):
-    """Iso matrix (value True / 1) from the CSR arrays a backend built."""
+def _iso_matrix(be, csr, n, dtype, nrows=None):
+    """Iso matrix (value True / 1) from the CSR arrays a backend built
+    (``nrows`` x ``n``, square by default)."""
     dt = dtypes.lookup(dtype)
-    A = Matrix(dt, n, n, device=be.name)
+    A = Matrix(dt, n if nrows is None else nrows, n, device=be.name)
     A._assign_result(CSRResult(csr[0], csr[1], None, dt.type(True)))
     return A
 
 
 def kronecker(scale, edge_factor=16, *, seed=0, a=0.57, b=0.19, c=0.19, dtype=bool,
-              permute=True, device=None):
+              permute=True, rows=None, device=None):
     """Graph500 Kronecker (R-MAT) graph with ``n = 2**scale`` vertices,
     generated on ``device``.
 
@@ -107,6 +110,11 @@ def kronecker(scale, edge_factor=16, *, seed=0, a=0.57, b=0.19, c=0.19, dtype=bo
     loops are dropped, the graph symmetrised and duplicates removed, so
     ``nvals`` (twice the number of undirected edges) is below ``2 * M``.
     The same seed gives the same graph on the CPU and the GPU.
+
+    ``rows=(lo, hi)`` returns only the rows [lo, hi) of that graph, an
+    ``(hi - lo) x n`` matrix, without building the rest (every edge is
+    still drawn, only the block's are sorted and kept): what a distributed
+    run makes on each of its workers (``gb.dist.kronecker``).
     """
     scale = _int_arg(scale, "scale", 0, 31)
     edge_factor = _int_arg(edge_factor, "edge_factor", 0)
@@ -122,9 +130,24 @@ def kronecker(scale, edge_factor=16, *, seed=0, a=0.57, b=0.19, c=0.19, dtype=bo
     be.check_alloc(nedges * 56 + n * 24, f"kronecker({scale}, {edge_factor})")
     pa, pab, pabc = probs[0], probs[0] + probs[1], probs[0] + probs[1] + probs[2]
     t1, t2, t3 = (min(int(t * 2.0**32), 2**32) for t in (pa, pab, pabc))
+    lo, hi = _row_range(rows, n, "kronecker")
     csr = be.kronecker_csr(stream_key(seed, 1), stream_key(seed, 2), scale, nedges, t1, t2, t3,
-                           permute)
-    return _iso_matrix(be, csr, n, dtype)
+                           permute, lo, hi)
+    return _iso_matrix(be, csr, n, dtype, hi - lo)
+
+
+def _row_range(rows, n, what):
+    """``rows=None | (lo, hi)`` checked against ``n`` rows."""
+    if rows is None:
+        return 0, n
+    try:
+        lo, hi = (operator.index(r) for r in rows)
+    except (TypeError, ValueError):
+        raise InvalidValue(f"{what}: rows must be a pair of integers (lo, hi), got "
+                           f"{rows!r}") from None
+    if not 0 <= lo <= hi <= n:
+        raise InvalidValue(f"{what}: rows=({lo}, {hi}) must satisfy 0 <= lo <= hi <= n = {n}")
+    return lo, hi
 
 
 rmat = kronecker

@@ -54,6 +54,14 @@ def gpu_available():
     return _gpu_ok
 
 
+def gpu_count():
+    """How many CUDA devices CuPy sees (0 without CuPy or a driver)."""
+    if not gpu_available():
+        return 0
+    import cupy
+    return int(cupy.cuda.runtime.getDeviceCount())
+
+
 def gpu_unavailable_reason():
     try:
         import cupy

@@ -76,11 +76,13 @@ class GeneratorMixin:
                 return xp.sort(x[first.astype(np.int64)].astype(np.int64))
             total *= 2
 
-    def kronecker_csr(self, key_edges, key_labels, scale, nedges, t1, t2, t3, permute):
-        """CSR (indptr, indices) of the Kronecker graph of :meth:`kronecker_keys`."""
+    def kronecker_csr(self, key_edges, key_labels, scale, nedges, t1, t2, t3, permute,
+                      lo=0, hi=None):
+        """CSR (indptr, indices) of the Kronecker graph of :meth:`kronecker_keys`
+        (rows [lo, hi) only when given)."""
         return self.csr_from_edge_keys(
             self.kronecker_keys(key_edges, key_labels, scale, nedges, t1, t2, t3, permute),
-            1 << scale)
+            1 << scale, lo, hi)
 
     def kronecker_keys(self, key_edges, key_labels, scale, nedges, t1, t2, t3, permute):
         """Edge keys (unsorted int64 ``row << scale | col``, both directions,
@@ -110,15 +112,22 @@ class GeneratorMixin:
         ck += rows
         return xp.concatenate([rk, ck])
 
-    def csr_from_edge_keys(self, keys, n):
+    def csr_from_edge_keys(self, keys, n, lo=0, hi=None):
         """CSR (indptr, indices) of an n x n pattern from unsorted edge keys
-        ``row * n + col`` with duplicates; keys ``>= n*n`` are dropped.
+        ``row * n + col`` with duplicates; keys ``>= n*n`` are dropped.  With
+        ``lo``/``hi`` only the rows [lo, hi): an ``(hi - lo) x n`` block.
         Sort + dedupe on the device (not xp.unique: NumPy's hashes it, 100x
         slower here)."""
         xp = self.xp
+        hi = n if hi is None else hi
+        nn = np.int64(max(n, 1))
+        if lo > 0 or hi < n:
+            keys = keys[(keys >= np.int64(lo) * nn) & (keys < np.int64(hi) * nn)]
+            keys -= np.int64(lo) * nn
+        limit = (hi - lo) * n
         keys.sort()
-        if keys.shape[0] and int(keys[-1]) >= n * n:
-            keys = keys[:int(xp.searchsorted(keys, xp.full(1, n * n, dtype=np.int64))[0])]
+        if keys.shape[0] and int(keys[-1]) >= limit:
+            keys = keys[:int(xp.searchsorted(keys, xp.full(1, limit, dtype=np.int64))[0])]
         if keys.shape[0] > 1:
             new = xp.empty(keys.shape[0], dtype=bool)
             new[0] = True
@@ -126,7 +135,7 @@ class GeneratorMixin:
             keys = keys[new]
         r, c = split_keys(keys, n)
         it = dtypes.index_dtype(max(n, keys.shape[0]))
-        indptr = xp.searchsorted(r, xp.arange(n + 1, dtype=np.int64)).astype(it)
+        indptr = xp.searchsorted(r, xp.arange(hi - lo + 1, dtype=np.int64)).astype(it)
         return indptr, c.astype(dtypes.index_dtype(n))
 
     def simple_graph_csr(self, rows, cols, n, symmetric):

@@ -13,6 +13,8 @@ docs/distributed.md for what is supported.
 """
 from .layout import Layout, NotDistributed, WorkerLost, start_local
 from .objects import DistMatrix, DistVector, distribute
+from .spmd import SpmdLayout, kronecker, last_seconds, run, run_timed, start_local_gpus
 
 __all__ = ["Layout", "DistMatrix", "DistVector", "distribute", "start_local", "WorkerLost",
-           "NotDistributed"]
+           "NotDistributed", "run", "run_timed", "last_seconds", "start_local_gpus",
+           "kronecker", "SpmdLayout"]

@@ -9,11 +9,13 @@ never pickled framework objects).  A task never changes a block it is given:
 a mutation runs on ``dup()`` (which shares the arrays; stored arrays are never
 written in place), so a block computed earlier stays valid.
 """
+import os
 import time
 
 import numpy as np
 
 from .. import operators
+from ..device import backend_for
 from ..mask import Mask
 from ..matrix import Matrix
 from ..vector import Vector
@@ -21,7 +23,10 @@ from ..vector import Vector
 MASK = "__gb_mask__"
 OUT = "__gb_out__"
 OP = "__gb_op__"
-BLOCK_DEVICE = "cpu"
+ASSEMBLED = "__gb_assembled__"
+#: where this worker keeps its blocks: "gpu" in the worker processes that
+#: gb.dist.start_local_gpus starts (one GPU each), else "cpu"
+BLOCK_DEVICE = os.environ.get("GRAPHBLAST_DIST_DEVICE", "cpu")
 
 #: seconds this worker spent in tasks: "compute" (running the block's
 #: operation) and "assemble" (building the gathered input vector from the
@@ -60,7 +65,9 @@ def new_vector(dtype, size):
 def vector_from_parts(size, dtype, idx, vals):
     v = Vector(dtype, size, device=BLOCK_DEVICE)
     if idx.shape[0]:
-        v._set_sparse(np.ascontiguousarray(idx, dtype=np.int64), vals.astype(dtype))
+        be = backend_for(BLOCK_DEVICE)
+        v._set_sparse(be.asarray(np.ascontiguousarray(idx, dtype=np.int64)),
+                      be.asarray(np.asarray(vals).astype(dtype)))
     return v
 
 
@@ -96,24 +103,33 @@ def transpose(M):
 
 
 # ---------------------------------------------------------------- gathers
-def export(v, offset):
+def export(v, offset, host=True):
     """The block's entries as plain arrays in global positions:
     ``("s", indices, values, count)`` for a sparse block, ``("d", values,
     presence or None, count)`` for a dense one (its current form, unconverted);
     ``count``: the entry count when the block knows it, else its upper bound
-    (what the direction choice of the receiving block reads)."""
+    (what the direction choice of the receiving block reads).  NumPy arrays
+    (what Dask moves) unless ``host=False`` (the block's own arrays, for a
+    collective on the device)."""
     view = v._view()
     count = v._nvals_estimate()
     if v.form == "sparse":
         keys, vals = view
-        return ("s", keys + offset, vals, count)
-    vals, pres = view
-    return ("d", vals, pres, count)
+        out = ("s", keys + offset, vals, count)
+    else:
+        vals, pres = view
+        out = ("d", vals, pres, count)
+    if host and BLOCK_DEVICE != "cpu":
+        out = tuple(_host(a) for a in out)
+    return out
 
 
 def assemble(parts, offsets, size, dtype):
-    """The full Vector from every block's :func:`export`."""
-    v = Vector(dtype, size, device=BLOCK_DEVICE)
+    """The full Vector from every block's :func:`export` (or, in the SPMD
+    mode, the vector the collective already assembled)."""
+    if isinstance(parts, tuple) and parts and parts[0] == ASSEMBLED:
+        return parts[1]
+    v = Vector(dtype, size, device="cpu")
     if all(p[0] == "s" for p in parts):
         idx = np.concatenate([p[1] for p in parts]) if parts else np.zeros(0, np.int64)
         vals = np.concatenate([p[2] for p in parts]).astype(dtype, copy=False) if parts else \
@@ -131,7 +147,14 @@ def assemble(parts, offsets, size, dtype):
             vals[lo:lo + m] = p[1]
             pres[lo:lo + m] = True if p[2] is None else p[2]
     v._set_dense(vals, pres, bound=sum(p[3] for p in parts))
-    return v
+    return v if BLOCK_DEVICE == "cpu" else v.to(BLOCK_DEVICE)
+
+
+def _host(a):
+    """A NumPy copy of a block's array (of any backend); other values as they are."""
+    if a is None or isinstance(a, (str, int, float, np.ndarray)):
+        return a
+    return backend_for(BLOCK_DEVICE).to_host(a)
 
 
 def matvec(kind, M, parts, offsets, size, dtype, semiring, out, mask, kwargs):
@@ -162,7 +185,7 @@ def extract(parts, offsets, size, dtype, indices, kwargs, out, mask):
 def column_piece(R, lo, hi, row_offset):
     """The entries of row block ``R`` in columns [lo, hi), as COO arrays in
     global rows and local columns."""
-    r, c, v = R.to_coo()
+    r, c, v = (_host(a) for a in R.to_coo())
     keep = (c >= lo) & (c < hi)
     vals = v[keep]
     return (r[keep].astype(np.int64) + row_offset, c[keep].astype(np.int64) - lo, vals)
@@ -181,9 +204,9 @@ def column_block(pieces, nrows, ncols, dtype, iso):
 def coo(x, offset):
     """The block's entries with global row (vector: index) numbers."""
     if isinstance(x, Vector):
-        idx, vals = x.to_coo()
+        idx, vals = (_host(a) for a in x.to_coo())
         return idx + offset, vals
-    r, c, v = x.to_coo()
+    r, c, v = (_host(a) for a in x.to_coo())
     return r.astype(np.int64) + offset, c, v
 
 

@@ -133,6 +133,17 @@ class Layout:
         """One task per block: ``fn(*args_of_block(b))`` on block ``b``'s worker."""
         return [self.submit(b, step, fn, *args_of_block(b)) for b in range(self.nblocks)]
 
+    def scatter(self, b, data):
+        """Send one block's data (a tuple of arrays) to its worker; a future."""
+        return self.client.scatter([data], workers=[self.workers[b]], hash=False)[0]
+
+    def exchange(self, v, step):
+        """What every block's task needs to assemble the whole of the
+        distributed vector ``v``: the futures of its blocks' exports (Dask
+        moves their arrays worker to worker)."""
+        from . import _blocks as B
+        return self.map(f"{step}-gather", B.export, lambda b: (v._blocks[b], self.offsets[b]))
+
     def gather(self, futures, step):
         """Results of ``futures`` (a list), raising :class:`WorkerLost` when a
         worker of this layout disappears while waiting."""

@@ -396,6 +396,10 @@ class DistMatrix(_Dist, Matrix):
         blocks' pieces (built once, kept while the matrix is unchanged)."""
         if self._cols is None:
             lay = self._layout
+            if getattr(lay, "spmd", False):
+                raise NotDistributed("the column blocks of a DistMatrix made inside "
+                                     "gb.dist.run are not built (an all-to-all); build them "
+                                     "before the run (gb.dist.run does for its arguments)")
             clay = lay.for_size(self.ncols)
             isos = lay.gather(lay.map("columns", B.iso_value, lambda b: (self._rows[b],)),
                               "columns")
@@ -469,7 +473,7 @@ def distribute(x, layout):
 
 def _scatter(lay, b, data):
     """Send one block's data (a tuple of arrays) to its worker."""
-    return lay.client.scatter([data], workers=[lay.workers[b]], hash=False)[0]
+    return lay.scatter(b, data)
 
 
 def _from_parts(data):
@@ -485,8 +489,7 @@ def _from_coo_parts(data):
 
 
 def _exports(v, step):
-    lay = v._layout
-    return lay.map(f"{step}-gather", B.export, lambda b: (v._blocks[b], lay.offsets[b]))
+    return v._layout.exchange(v, step)
 
 
 def _blockwise(x, step, args, kwargs, mutate, per_block=None, out=None):

@@ -601,11 +601,20 @@ class CPUBackend(ArrayBackend):
                    ii, jj)
         return ii, jj
 
-    def kronecker_csr(self, key_edges, key_labels, scale, nedges, t1, t2, t3, permute):
+    def kronecker_csr(self, key_edges, key_labels, scale, nedges, t1, t2, t3, permute,
+                      lo=0, hi=None):
         """The generic definition with one key per undirected edge: a fused
         parallel pass (endpoints, relabelling, key), a sort of those keys and
         a counting pass that writes both directions (numba); half the keys
-        to sort and to allocate, which is what costs most here."""
+        to sort and to allocate, which is what costs most here.  A row range
+        [lo, hi) is cut from the whole CSR (the host has the memory)."""
+        n = 1 << scale
+        if hi is not None and (lo > 0 or hi < n):
+            indptr, indices = self.kronecker_csr(key_edges, key_labels, scale, nedges, t1, t2,
+                                                 t3, permute)
+            a, b = int(indptr[lo]), int(indptr[hi])
+            return (indptr[lo:hi + 1] - indptr[lo]).astype(
+                dtypes.index_dtype(max(n, b - a)), copy=False), indices[a:b].copy()
         note_compile("cpu", "kernels")
         from .generators import kronecker_upper, upper_to_symmetric_csr
         perm = self.random_labels(key_labels, scale) if permute else \
@@ -622,9 +631,12 @@ class CPUBackend(ArrayBackend):
         upper_to_symmetric_csr(keys[:nu], scale, counts, indices, True)
         return counts.astype(dtypes.index_dtype(max(n, 2 * nu)), copy=False), indices
 
-    def csr_from_edge_keys(self, keys, n):
+    def csr_from_edge_keys(self, keys, n, lo=0, hi=None):
         """Sort in place, then dedupe and build the CSR in one numba pass (no
-        full-size temporaries: fresh memory is what costs most here)."""
+        full-size temporaries: fresh memory is what costs most here); a row
+        range [lo, hi) takes the generic definition."""
+        if hi is not None and (lo > 0 or hi < n):
+            return super().csr_from_edge_keys(keys, n, lo, hi)
         note_compile("cpu", "kernels")
         from .generators import compact_sorted_keys
         keys.sort()

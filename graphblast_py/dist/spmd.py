@@ -1,0 +1,577 @@
+"""SPMD mode: the algorithm runs on every worker at once, with collectives.
+
+In the task mode (:mod:`.objects`) the client runs the algorithm and every
+operation is a round of Dask tasks: a few milliseconds of scheduling each.
+:func:`run` instead sends the algorithm itself to every worker of the
+layout, once: worker ``b`` calls ``fn`` on distributed objects whose own
+block is local (its ``R_b``, ``C_b``, ``v[I_b]``) and whose other blocks are
+elsewhere.  The same object code runs there on a :class:`SpmdLayout`,
+which carries out an operation on the own block only and replaces each
+Dask round trip by a collective among the workers:
+
+* the input vector of ``mxv``/``vxm``/``extract``: one all-gather of the
+  blocks' entries (a header of counts, then the indices and values, or the
+  dense values and presence bitmap), assembled on the device;
+* a count or reduction (``nvals``, ``reduce``, ``isequal``): one all-gather
+  of one number per block, combined identically on every worker.
+
+Collectives: NCCL between GPU workers (one ``ncclAllGather`` on the device,
+nothing through the host), sockets between CPU worker processes.  The
+communicator is made once per layout and kept on the workers.  Every worker
+makes the same decisions from the same gathered numbers, so all of them call
+the same collectives in the same order.
+"""
+import itertools
+import pickle
+import time
+import uuid
+
+import numpy as np
+
+from ..device import backend_for
+from ..errors import GraphBLASError, InvalidValue
+from . import _blocks as B
+from .layout import Layout, NotDistributed, POLL_S
+
+#: this worker process's communicators, by layout key
+_COMMS = {}
+_PENDING = {}
+
+
+class _ThereType:
+    """The stand-in for a block that lives on another worker."""
+
+    def __repr__(self):
+        return "<block on another worker>"
+
+    def __reduce__(self):
+        return "_THERE"
+
+
+_THERE = _ThereType()
+
+
+# ---------------------------------------------------------------- numbers
+_NUM_WORDS = 4          # mode, position, type code, value bits (int64 each)
+
+
+def _number_code(v):
+    """(code, bits) of a number that travels without pickling, else None."""
+    if type(v) is bool:
+        return 1, int(v)
+    if type(v) is int:
+        return (2, v) if -2**63 <= v < 2**63 else None
+    if type(v) is float:
+        return 3, int(np.array([v]).view(np.int64)[0])
+    if isinstance(v, np.generic) and v.dtype.kind in "biuf" and v.dtype.itemsize <= 8:
+        raw = np.zeros(8, np.uint8)
+        raw[:v.dtype.itemsize] = np.array([v]).view(np.uint8)
+        return 256 + ord(v.dtype.char), int(raw.view(np.int64)[0])
+    return None
+
+
+def _number(code, bits):
+    if code == 1:
+        return bool(bits)
+    if code == 2:
+        return int(bits)
+    raw = np.array([bits], np.int64)
+    if code == 3:
+        return float(raw.view(np.float64)[0])
+    dt = np.dtype(chr(code - 256))
+    return raw.view(np.uint8)[:dt.itemsize].view(dt)[0]
+
+
+class SpmdLayout(Layout):
+    """The layout as one worker (rank ``rank``) sees it inside :func:`run`:
+    operations compute this rank's block and meet the others in collectives."""
+
+    spmd = True
+
+    def __init__(self, rank, workers, size, comm, device, _sizes=None):
+        self.client, self.workers, self.size = None, tuple(workers), int(size)
+        self.rank, self.comm, self.block_device = rank, comm, device
+        p = len(self.workers)
+        self.offsets = tuple(int(self.size * b // p) for b in range(p + 1))
+        self._sizes = {} if _sizes is None else _sizes
+        self._sizes[self.size] = self
+        self._be = backend_for(device)
+
+    def for_size(self, size):
+        size = int(size)
+        lay = self._sizes.get(size)
+        if lay is None:
+            lay = SpmdLayout(self.rank, self.workers, size, self.comm, self.block_device,
+                             self._sizes)
+        return lay
+
+    def __repr__(self):
+        return f"dist[{len(self.workers)} workers, rank {self.rank}]"
+
+    # ------------------------------------------------------------ tasks, here
+    def submit(self, b, step, fn, *args):
+        return fn(*args) if b == self.rank else _THERE
+
+    def map(self, step, fn, args_of_block):
+        return [self.submit(b, step, fn, *args_of_block(b)) if b == self.rank else _THERE
+                for b in range(self.nblocks)]
+
+    def scatter(self, b, data):
+        return data if b == self.rank else _THERE
+
+    def gather(self, futures, step):
+        """Every block's result on every rank: each rank contributes the
+        entries of ``futures`` it computed (one all-gather)."""
+        mine = [(i, f) for i, f in enumerate(futures) if f is not _THERE]
+        got = {}
+        for part in self._allgather_objects(mine, step):
+            got.update(part)
+        if len(got) != len(futures):
+            raise GraphBLASError(f"distributed {step}: {len(futures) - len(got)} of "
+                                 f"{len(futures)} results were computed by no worker")
+        return [got[i] for i in range(len(futures))]
+
+    def _allgather_host(self, arr):
+        """All-gather of a small host int64 array: ``(size, len)`` on the host."""
+        out = self.comm.allgather(self._be.asarray(arr.view(np.uint8)))
+        return self._be.to_host(out).view(np.int64)
+
+    def _allgather_objects(self, mine, step):
+        """Each rank's ``[(position, value)]`` list on every rank.  One number
+        (the hot path: counts, reductions) travels as its bits; anything else
+        pickled in a second all-gather."""
+        head = np.zeros(_NUM_WORDS, np.int64)
+        payload = b""
+        code = _number_code(mine[0][1]) if len(mine) == 1 else None
+        if not mine:
+            head[0] = 0
+        elif code is not None:
+            head[:] = (1, mine[0][0], code[0], code[1])
+        else:
+            payload = pickle.dumps(mine, protocol=pickle.HIGHEST_PROTOCOL)
+            head[0], head[3] = 2, len(payload)
+        heads = self._allgather_host(head)
+        out = [[] for _ in range(self.nblocks)]
+        for r, h in enumerate(heads):
+            if h[0] == 1:
+                out[r] = [(int(h[1]), _number(int(h[2]), int(h[3])))]
+        if (heads[:, 0] == 2).any():
+            width = int(heads[heads[:, 0] == 2, 3].max())
+            buf = np.zeros(-(-width // 8) * 8, np.uint8)
+            buf[:len(payload)] = np.frombuffer(payload, np.uint8)
+            rows = self._be.to_host(self.comm.allgather(self._be.asarray(buf)))
+            for r, h in enumerate(heads):
+                if h[0] == 2:
+                    out[r] = pickle.loads(rows[r, :int(h[3])].tobytes())
+        return out
+
+    # ------------------------------------------------------------ the input vector
+    def exchange(self, v, step):
+        """The whole of ``v`` assembled on this rank's device from every
+        rank's block: a header all-gather (form, entries sent, count), then
+        one all-gather of the entries (all blocks sparse: indices and values;
+        else dense values and, unless every block is full, presence)."""
+        be, xp, me = self._be, self._be.xp, self.rank
+        blk = v._blocks[me]
+        form, a, b_, count = B.export(blk, self.offsets[me], host=False)
+        dt = np.dtype(v.dtype)
+        isz = dt.itemsize
+        nb = self.block_size(me)
+        head = np.array([form == "d", a.shape[0] if form == "s" else nb, count,
+                         form == "d" and b_ is None], np.int64)
+        H = self._allgather_host(head)
+        out = _local_vector(dt, v.size, self.block_device)
+        if not H[:, 0].any():                     # every block sparse: indices and values
+            m = int(H[:, 1].max())
+            width = m * 8 + -(-m * isz // 8) * 8
+            buf = xp.zeros(width, np.uint8)
+            k = a.shape[0]
+            if k:
+                buf[:k * 8] = xp.ascontiguousarray(a.astype(np.int64, copy=False)).view(np.uint8)
+                buf[m * 8:m * 8 + k * isz] = xp.ascontiguousarray(b_).view(np.uint8)
+            R = self.comm.allgather(buf)
+            cnt = [int(c) for c in H[:, 1]]
+            idx = xp.concatenate([R[r, :cnt[r] * 8].view(np.int64) for r in range(len(cnt))])
+            vals = xp.concatenate([R[r, m * 8:m * 8 + cnt[r] * isz].view(dt)
+                                   for r in range(len(cnt))])
+            out._set_sparse(idx, vals)
+            return (B.ASSEMBLED, out)
+        full = bool(H[:, 3].all())
+        mb = max(self.block_size(r) for r in range(self.nblocks))
+        vw = -(-mb * isz // 8) * 8
+        width = vw + (0 if full else -(-mb // 8) * 8)
+        buf = xp.zeros(width, np.uint8)
+        if form == "d":
+            vals, pres = a, b_
+        else:                                      # this block sparse, another dense
+            loc = a - self.offsets[me]
+            vals = xp.zeros(nb, dt)
+            vals[loc] = b_
+            pres = xp.zeros(nb, bool)
+            pres[loc] = True
+        if nb:
+            buf[:nb * isz] = xp.ascontiguousarray(vals.astype(dt, copy=False)).view(np.uint8)
+            if not full:
+                p8 = xp.ones(nb, bool) if pres is None else pres
+                buf[vw:vw + nb] = p8.view(np.uint8)
+        R = self.comm.allgather(buf)
+        sizes = [self.block_size(r) for r in range(self.nblocks)]
+        vals = xp.concatenate([R[r, :sizes[r] * isz].view(dt) for r in range(len(sizes))])
+        pres = None if full else xp.concatenate([R[r, vw:vw + sizes[r]].view(bool)
+                                                for r in range(len(sizes))])
+        out._set_dense(vals, pres, bound=int(H[:, 2].sum()))
+        return (B.ASSEMBLED, out)
+
+
+def _local_vector(dt, size, device):
+    from ..vector import Vector
+    return Vector(dt, size, device=device)
+
+
+# ---------------------------------------------------------------- setup (workers)
+def _worker_rank(ranks, dask_worker=None):
+    return ranks[dask_worker.address]
+
+
+def _nccl_uid():
+    from ..backend.gpu.collectives import unique_id
+    return unique_id()
+
+
+def _init_nccl(uid, key, ranks, dask_worker=None):
+    from ..backend.gpu.collectives import NcclComm
+    _COMMS[key] = NcclComm(uid, ranks[dask_worker.address], len(ranks))
+    return B.BLOCK_DEVICE
+
+
+def _listen(key, size, dask_worker=None):
+    from ..backend.cpu.collectives import SocketListener
+    host = dask_worker.address.split("://")[-1].rsplit(":", 1)[0]
+    lst = _PENDING[key] = SocketListener(size, host)
+    return lst.address, lst.authkey
+
+
+def _connect(address, authkey, key, ranks, dask_worker=None):
+    from ..backend.cpu.collectives import connect
+    _COMMS[key] = connect(address, authkey, ranks[dask_worker.address], len(ranks))
+    return B.BLOCK_DEVICE
+
+
+def _finish_listen(key):
+    _COMMS[key] = _PENDING.pop(key).comm()
+    return B.BLOCK_DEVICE
+
+
+def _init_self(key):
+    from ..backend.cpu.collectives import SelfComm
+    _COMMS[key] = SelfComm(backend_for(B.BLOCK_DEVICE).xp)
+    return B.BLOCK_DEVICE
+
+
+def _block_device():
+    return B.BLOCK_DEVICE
+
+
+def _drop_comm(key):
+    c = _COMMS.pop(key, None)
+    if c is not None:
+        c.close()
+
+
+def communicator(layout):
+    """Set up (once per layout's workers) the communicator that :func:`run`
+    uses; returns ``(key, kind, block device)``."""
+    client, workers = layout.client, list(layout.workers)
+    cache = client.__dict__.setdefault("_gb_spmd_comms", {})
+    got = cache.get(tuple(workers))
+    if got is not None:
+        return got
+    devices = set(client.run(_block_device, workers=workers).values())
+    if len(devices) != 1:
+        raise InvalidValue(f"gb.dist.run: the workers keep their blocks on different devices "
+                           f"{sorted(devices)}")
+    device = devices.pop()
+    key = f"gb-comm-{uuid.uuid4().hex[:12]}"
+    ranks = {w: r for r, w in enumerate(workers)}
+    if len(workers) == 1:
+        client.run(_init_self, key, workers=workers)
+        kind = "self"
+    elif device == "gpu":
+        uid = client.submit(_nccl_uid, workers=workers[:1], allow_other_workers=False,
+                            pure=False).result()
+        client.run(_init_nccl, uid, key, ranks, workers=workers)
+        kind = "nccl"
+    else:
+        addr, auth = client.run(_listen, key, len(workers), workers=workers[:1])[workers[0]]
+        client.run(_connect, addr, auth, key, ranks, workers=workers[1:])
+        client.run(_finish_listen, key, workers=workers[:1])
+        kind = "socket"
+    cache[tuple(workers)] = got = (key, kind, device)
+    return got
+
+
+# ---------------------------------------------------------------- run
+_SPMD_M, _SPMD_V, _OUT_M, _OUT_V = ("__gb_spmd_%s__" % t for t in ("M", "V", "outM", "outV"))
+
+
+def _encode_args(x, b, layout):
+    from .objects import DistMatrix, DistVector
+    if isinstance(x, DistMatrix):
+        _check_layout(x, layout)
+        return (_SPMD_M, x.dtype, x.nrows, x.ncols, x._rows[b],
+                None if x._cols is None else x._cols[b])
+    if isinstance(x, DistVector):
+        _check_layout(x, layout)
+        return (_SPMD_V, x.dtype, x.size, x._blocks[b])
+    if isinstance(x, (list, tuple)):
+        return type(x)(_encode_args(a, b, layout) for a in x)
+    if isinstance(x, dict):
+        return {k: _encode_args(a, b, layout) for k, a in x.items()}
+    return x
+
+
+def _check_layout(x, layout):
+    if x._layout.client is not layout.client or x._layout.workers != layout.workers:
+        raise InvalidValue("gb.dist.run: the distributed arguments live on different workers")
+
+
+def _decode_args(x, lay):
+    from .objects import DistMatrix, DistVector
+    if isinstance(x, tuple) and x and isinstance(x[0], str):
+        if x[0] == _SPMD_M:
+            _, dt, nr, nc, rows, cols = x
+            own = lambda blk: [blk if b == lay.rank else _THERE   # noqa: E731
+                               for b in range(lay.nblocks)]
+            return DistMatrix(dt, nr, nc, layout=lay.for_size(nr), rows=own(rows),
+                              cols=None if cols is None else own(cols))
+        if x[0] == _SPMD_V:
+            _, dt, size, blk = x
+            return DistVector(dt, size, device=lay.for_size(size),
+                              _blocks=[blk if b == lay.rank else _THERE
+                                       for b in range(lay.nblocks)])
+    if isinstance(x, (list, tuple)):
+        return type(x)(_decode_args(a, lay) for a in x)
+    if isinstance(x, dict):
+        return {k: _decode_args(a, lay) for k, a in x.items()}
+    return x
+
+
+def _encode_result(x, blocks):
+    from .objects import DistMatrix, DistVector
+    if isinstance(x, DistMatrix):
+        blocks.append(x._rows[x._layout.rank])
+        return (_OUT_M, x.dtype, x.nrows, x.ncols, len(blocks) - 1)
+    if isinstance(x, DistVector):
+        blocks.append(x._blocks[x._layout.rank])
+        return (_OUT_V, x.dtype, x.size, len(blocks) - 1)
+    if isinstance(x, (list, tuple)):
+        return type(x)(_encode_result(a, blocks) for a in x)
+    if isinstance(x, dict):
+        return {k: _encode_result(a, blocks) for k, a in x.items()}
+    return x
+
+
+def _spmd_task(fn, rank, key, workers, args, kwargs):
+    comm = _COMMS.get(key)
+    if comm is None:
+        raise GraphBLASError(f"gb.dist.run: this worker has no communicator {key} (was it "
+                             "restarted?); start the cluster again")
+    lay = SpmdLayout(rank, workers, 0, comm, B.BLOCK_DEVICE)
+    args, kwargs = _decode_args(args, lay), _decode_args(kwargs, lay)
+    be = backend_for(B.BLOCK_DEVICE)
+    be.synchronize()
+    t0 = time.perf_counter()
+    res = fn(*args, **kwargs)
+    be.synchronize()
+    seconds = time.perf_counter() - t0
+    blocks = []
+    return _encode_result(res, blocks), blocks, seconds
+
+
+def _skeleton(out):
+    return out[0], out[2]
+
+
+def _seconds(out):
+    return out[2]
+
+
+def _block(out, i):
+    return out[1][i]
+
+
+def _build_result(x, layout, block_futs):
+    from .objects import DistMatrix, DistVector
+    if isinstance(x, tuple) and x and isinstance(x[0], str):
+        if x[0] == _OUT_V:
+            _, dt, size, i = x
+            return DistVector(dt, size, device=layout.for_size(size),
+                              _blocks=[block_futs[b](i) for b in range(layout.nblocks)])
+        if x[0] == _OUT_M:
+            _, dt, nr, nc, i = x
+            return DistMatrix(dt, nr, nc, layout=layout.for_size(nr),
+                              rows=[block_futs[b](i) for b in range(layout.nblocks)])
+    if isinstance(x, (list, tuple)):
+        return type(x)(_build_result(a, layout, block_futs) for a in x)
+    if isinstance(x, dict):
+        return {k: _build_result(a, layout, block_futs) for k, a in x.items()}
+    return x
+
+
+_run_counter = itertools.count()
+
+
+def run(fn, *args, **kwargs):
+    """``fn(*args, **kwargs)`` run on every worker at once (SPMD), with
+    collectives instead of Dask rounds; the result as :func:`fn` returns it,
+    its distributed vectors and matrices as task-mode DistVector/DistMatrix
+    whose blocks stay on the workers.
+
+    The distributed arguments (DistMatrix, DistVector, also inside lists,
+    tuples and dicts) must share one set of workers; ``fn`` must be
+    picklable (a module-level function such as ``gb.algorithms.pagerank``,
+    or a function of the calling script).  A DistMatrix argument gets its
+    column blocks first (needed by ``vxm``; one all-to-all, kept with it).
+    The seconds the slowest worker spent in ``fn`` are in
+    :func:`last_seconds`."""
+    return run_timed(fn, *args, **kwargs)[0]
+
+
+_LAST = {"seconds": None}
+
+
+def last_seconds():
+    """The in-``fn`` time of the slowest worker of the last :func:`run`
+    (seconds, device work included)."""
+    return _LAST["seconds"]
+
+
+def run_timed(fn, *args, **kwargs):
+    """:func:`run`, returning ``(result, seconds)``: the time the slowest
+    worker spent inside ``fn`` (after a device synchronisation on both
+    sides), i.e. without the Dask round trip that starts and ends it."""
+    from .objects import DistMatrix, _Dist
+    dist = [a for a in _flatten((args, kwargs)) if isinstance(a, _Dist)]
+    if not dist:
+        raise InvalidValue("gb.dist.run: no distributed argument (DistMatrix or DistVector) "
+                           "tells where to run")
+    layout = dist[0]._layout
+    for a in dist:
+        if isinstance(a, DistMatrix):
+            a._column_blocks()
+    key, kind, device = communicator(layout)
+    n = next(_run_counter)
+    futs = []
+    for b in range(layout.nblocks):
+        a_b = _encode_args(args, b, layout)
+        k_b = _encode_args(kwargs, b, layout)
+        futs.append(layout.client.submit(
+            _spmd_task, fn, b, key, layout.workers, a_b, k_b, key=f"gb-spmd-{n}-b{b}",
+            workers=[layout.workers[b]], allow_other_workers=False, pure=False))
+    _wait(layout, futs, getattr(fn, "__name__", "fn"))
+    skel, _ = layout.client.submit(_skeleton, futs[0], workers=[layout.workers[0]],
+                                   allow_other_workers=False, pure=False).result()
+    secs = layout.gather([layout.client.submit(_seconds, f, workers=[w], pure=False,
+                                               allow_other_workers=False)
+                          for f, w in zip(futs, layout.workers)], "run")
+    _LAST["seconds"] = max(secs)
+
+    def block_futs(b):
+        return lambda i: layout.client.submit(_block, futs[b], i, workers=[layout.workers[b]],
+                                              allow_other_workers=False, pure=False)
+    return _build_result(skel, layout, [block_futs(b) for b in range(layout.nblocks)]), \
+        max(secs)
+
+
+def _flatten(x):
+    if isinstance(x, (list, tuple)):
+        for a in x:
+            yield from _flatten(a)
+    elif isinstance(x, dict):
+        for a in x.values():
+            yield from _flatten(a)
+    else:
+        yield x
+
+
+def _wait(layout, futs, what):
+    """Wait for the SPMD tasks; the first error, or WorkerLost, as soon as it
+    happens (the other workers may then be stuck in a collective: the error
+    says so)."""
+    from distributed import wait
+    while True:
+        pending = [f for f in futs if f.status not in ("finished", "error")]
+        try:
+            if pending:
+                wait(pending, timeout=POLL_S, return_when="FIRST_COMPLETED")
+        except TimeoutError:
+            layout._check_alive(futs, f"run {what}")
+            continue
+        bad = [f for f in futs if f.status == "error"]
+        if bad:
+            try:
+                bad[0].result()
+            except GraphBLASError:
+                raise
+            except Exception as e:
+                try:
+                    err = type(e)(f"{e} [gb.dist.run {what}: raised on a worker; if the "
+                                  "other workers did not raise too they may be waiting in a "
+                                  "collective: restart the cluster]")
+                except Exception:       # an exception type with another signature
+                    raise e from None
+                raise err from e
+        if all(f.status == "finished" for f in futs):
+            return
+        layout._check_alive(futs, f"run {what}")
+
+
+# ---------------------------------------------------------------- clusters, generators
+def start_local_gpus(n_gpus=None, **kwargs):
+    """A ``dask.distributed.Client`` on a local cluster of one worker process
+    per GPU (``CUDA_VISIBLE_DEVICES`` set per worker, one thread each, blocks
+    kept on the GPU, ``NCCL_NVLS_ENABLE=0``).  ``n_gpus`` defaults to every
+    visible GPU.  Close with ``client.close(); client.cluster.close()``."""
+    import os
+    from distributed import Client, Nanny, Scheduler, SpecCluster
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES")
+    ids = [d for d in visible.split(",") if d.strip()] if visible else None
+    if ids is None:
+        from ..backend import gpu_count
+        ids = [str(i) for i in range(gpu_count())]
+    if n_gpus is not None:
+        if not 1 <= int(n_gpus) <= len(ids):
+            raise InvalidValue(f"start_local_gpus: n_gpus={n_gpus} but {len(ids)} GPUs are "
+                               "visible")
+        ids = ids[:int(n_gpus)]
+    workers = {f"gpu{i}": {"cls": Nanny, "options": {
+        "nthreads": 1, "env": {"CUDA_VISIBLE_DEVICES": d, "GRAPHBLAST_DIST_DEVICE": "gpu",
+                               "NCCL_NVLS_ENABLE": "0"}}} for i, d in enumerate(ids)}
+    scheduler = {"cls": Scheduler, "options": {"dashboard_address": kwargs.pop(
+        "dashboard_address", None)}}
+    return Client(SpecCluster(workers=workers, scheduler=scheduler, **kwargs))
+
+
+def _kron_block(scale, edge_factor, seed, a, b, c, permute, lo, hi):
+    from ..generators import kronecker
+    return kronecker(scale, edge_factor, seed=seed, a=a, b=b, c=c, permute=permute,
+                     rows=(lo, hi), device=B.BLOCK_DEVICE)
+
+
+def kronecker(layout, scale, edge_factor=16, *, seed=0, a=0.57, b=0.19, c=0.19,
+              permute=True):
+    """``gb.generators.kronecker(scale, ...)`` made on the workers, each its
+    own row block (nothing passes through the client): a DistMatrix equal to
+    ``distribute(gb.generators.kronecker(scale, ...), layout)``.  The graph is
+    symmetric, so each column block is its row block's transpose (no
+    all-to-all)."""
+    from .objects import DistMatrix
+    if not isinstance(layout, Layout) or isinstance(layout, SpmdLayout):
+        raise InvalidValue(f"gb.dist.kronecker: layout must be a gb.dist.Layout, got {layout!r}")
+    from ..generators import _int_arg
+    n = 1 << _int_arg(scale, "scale", 0, 31)
+    lay = layout.for_size(n)
+    rows = [lay.submit(i, "kronecker", _kron_block, scale, edge_factor, seed, a, b, c, permute,
+                       lay.offsets[i], lay.offsets[i + 1]) for i in range(lay.nblocks)]
+    cols = lay.map("kronecker", B.transpose, lambda i: (rows[i],))
+    return DistMatrix(np.bool_, n, n, layout=lay, rows=rows, cols=cols)
