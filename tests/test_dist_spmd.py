@@ -1,0 +1,212 @@
+"""gb.dist.run (SPMD mode): the algorithm files run on every worker at once
+with collectives, on CPU worker processes (sockets; one worker: no
+communication) and, where GPUs are present, one worker per GPU (NCCL; marked
+``gpu``).  Results are checked against the single-process algorithms on the
+same graphs; the collectives (the gathered input vector in each form and
+dtype, the gathered numbers of every type) against the local operation."""
+import numpy as np
+import pytest
+
+pytest.importorskip("distributed")
+
+import graphblast_py as gb                                         # noqa: E402
+from graphblast_py import dist, indexunary, monoid, semiring       # noqa: E402
+from graphblast_py.algorithms import bfs, connected_components, pagerank, sssp  # noqa: E402
+from graphblast_py.backend import gpu_count                         # noqa: E402
+from graphblast_py.dist.spmd import _THERE                          # noqa: E402
+
+
+def _close(client):
+    cluster = client.cluster
+    client.close()
+    cluster.close()
+
+
+CLUSTERS = ["cpu2", "cpu1",
+            pytest.param("gpu1", marks=pytest.mark.gpu),
+            pytest.param("gpu2", marks=pytest.mark.gpu)]
+
+
+@pytest.fixture(scope="module", params=CLUSTERS)
+def client(request):
+    kind = request.param
+    if kind.startswith("gpu"):
+        need = int(kind[3:])
+        if gpu_count() < need:
+            pytest.skip(f"needs {need} GPUs, {gpu_count()} visible")
+        c = dist.start_local_gpus(need)
+    else:
+        c = dist.start_local(n_workers=int(kind[3:]))
+    yield c
+    _close(c)
+
+
+def D(x, client):
+    return dist.distribute(x, dist.Layout(client, x.shape[0]))
+
+
+def _graphs():
+    kron = gb.generators.kronecker(12, seed=3, device="cpu")   # hubs, isolated vertices
+    grid = gb.generators.grid2d(6, 40, device="cpu")            # 44 levels
+    er = gb.generators.erdos_renyi(900, nedges=1500, seed=2, device="cpu")
+    r, c, _ = er.to_coo()                                        # every other vertex isolated
+    iso = gb.Matrix.from_coo(np.asarray(r) * 2, np.asarray(c) * 2, True, 1801, 1801,
+                             device="cpu")
+    one = gb.Matrix(bool, 1, 1, device="cpu")
+    return {"kron12": kron, "grid": grid, "isolated": iso, "one": one}
+
+
+GRAPHS = _graphs()
+
+
+def _source(A):
+    return int(np.argmax(np.asarray(A.reduce_rowwise(monoid.plus).to_dense(fill=0)))) \
+        if A.nvals else 0
+
+
+@pytest.mark.parametrize("name", sorted(GRAPHS))
+def test_algorithms_equal_single_process(client, name):
+    A = GRAPHS[name]
+    DA = D(A, client)
+    src = _source(A)
+    lv = dist.run(bfs, DA, src)
+    assert isinstance(lv, dist.DistVector) and lv.size == A.nrows
+    assert lv.gather().isequal(bfs(A, src))
+    lv, par = dist.run(bfs, DA, src, parents=True)
+    lv, par = lv.gather(), par.gather()
+    assert par.nvals == lv.nvals
+    S, depth = A.to_scipy(), lv.to_dense(fill=-1)
+    for v, p in zip(*(np.asarray(a) for a in par.to_coo())):
+        assert p == v if depth[v] == 0 else (depth[p] == depth[v] - 1 and S[p, v])
+    assert dist.run(pagerank, DA).gather().isclose(pagerank(A), rel_tol=1e-9)
+    assert dist.run(connected_components, DA).gather().isequal(connected_components(A))
+    W = A.apply(indexunary.colindex, thunk=1).dup(np.float64)      # weight of i->j: j+1
+    assert dist.run(sssp, D(W, client), src).gather().isclose(sssp(W, src), rel_tol=1e-12)
+
+
+def test_generated_blocks_equal_the_graph(client):
+    lay = dist.Layout(client, 1)
+    K = dist.kronecker(lay, 11, seed=5)
+    A = gb.generators.kronecker(11, seed=5, device="cpu")
+    assert K.gather().isequal(A)
+    assert dist.run(bfs, K, 7).gather().isequal(bfs(A, 7))
+    assert dist.run(pagerank, K).gather().isclose(pagerank(A), rel_tol=1e-9)
+    one = dist.kronecker(lay, 0)                       # one vertex: the other block is empty
+    assert one.shape == (1, 1) and one.gather().nvals == 0
+    with pytest.raises(gb.InvalidValue):
+        dist.kronecker("not a layout", 5)
+
+
+def _mxv_forms(A, u, sr_name, dense, presence, sentinel):
+    """A.mxv(u) after turning this rank's block of u dense (with or without
+    a presence bitmap) when ``dense[rank]``: the gathered input then mixes
+    the forms."""
+    lay = u._layout
+    r = lay.rank
+    if dense[r]:
+        blk = u._blocks[r]
+        vals = np.asarray(blk.to("cpu").to_dense(fill=sentinel))
+        new = gb.Vector.from_dense(vals, missing_value=sentinel if presence else None,
+                                   device=blk.device)
+        assert new.form == "dense"
+        u._blocks[r] = new
+    return A.mxv(u, getattr(semiring, sr_name)), u.vxm(A, getattr(semiring, sr_name))
+
+
+@pytest.mark.parametrize("dtype,sr", [(np.float64, "plus_times"), (np.float32, "min_plus"),
+                                      (np.int8, "max_plus"), (np.int64, "plus_times"),
+                                      (bool, "any_pair")])
+@pytest.mark.parametrize("dense", [(False, False), (True, False), (True, True)])
+def test_gathered_input_every_form(client, dtype, sr, dense):
+    rng = np.random.default_rng(int(np.dtype(dtype).num) + 7 * sum(dense))
+    n = 37
+    keep = rng.random((n, n)) < 0.2
+    r, c = np.nonzero(keep)
+    A = gb.Matrix.from_coo(r, c, rng.integers(-3, 5, r.size).astype(dtype), n, n, dtype=dtype,
+                           device="cpu")
+    idx = np.flatnonzero(rng.random(n) < 0.4)
+    u = gb.Vector.from_coo(idx, rng.integers(1, 5, idx.size).astype(dtype), size=n,
+                           dtype=dtype, device="cpu")
+    nb = len(dist.Layout(client, n).workers)
+    flags = tuple(dense[b % 2] for b in range(nb))
+    for presence in ([False] if dtype is bool else [True, False]):
+        if not presence:                  # a full block: u with every entry present
+            u = gb.Vector.from_dense(np.asarray(u.to_dense(fill=2)).astype(dtype),
+                                     device="cpu")
+        w1, w2 = dist.run(_mxv_forms, D(A, client), D(u, client), sr, flags, presence, 99)
+        ref1, ref2 = A.mxv(u, getattr(semiring, sr)), u.vxm(A, getattr(semiring, sr))
+        for got, ref in ((w1, ref1), (w2, ref2)):
+            got = got.gather()
+            if np.dtype(dtype).kind == "f":
+                assert got.isclose(ref, rel_tol=1e-6)
+            else:
+                assert got.isequal(ref)
+
+
+VALUES = [True, 7, -2**63, 2**70, 1.5, float("inf"), np.uint8(250), np.float32(0.1),
+          np.int16(-5), np.bool_(False), np.uint64(2**64 - 1), None, "text",
+          np.complex128(1j), (1, [2.5])]
+
+
+def _gather_all(A):
+    lay = A._layout
+    out = []
+    for v in VALUES:
+        out.append(lay.gather([v if b == lay.rank else _THERE for b in range(lay.nblocks)],
+                              "test"))
+    # one block's value (as Vector.get does): only its owner contributes
+    out.append(lay.gather([lay.rank * 10 if lay.rank == lay.nblocks - 1 else _THERE], "one"))
+    return out
+
+
+def test_gathered_numbers_keep_their_type(client):
+    DA = D(GRAPHS["kron12"], client)
+    nb = DA.device.nblocks
+    got = dist.run(_gather_all, DA)
+    for v, res in zip(VALUES, got):
+        assert len(res) == nb
+        for x in res:
+            assert type(x) is type(v) and (x == v if not isinstance(v, float) or v == v
+                                           else x != x)
+    assert got[-1] == [(nb - 1) * 10]
+
+
+def _raises(A, kind):
+    if kind == "value":
+        raise ValueError("broken on purpose")
+    A.mxm(A, semiring.plus_times)
+
+
+def test_errors(client):
+    DA = D(GRAPHS["grid"], client)
+    with pytest.raises(ValueError, match="broken on purpose.*raised on a worker"):
+        dist.run(_raises, DA, "value")
+    with pytest.raises(dist.NotDistributed):
+        dist.run(_raises, DA, "mxm")
+    with pytest.raises(gb.IndexOutOfBound):
+        dist.run(bfs, DA, 10**6)
+    with pytest.raises(gb.InvalidValue, match="no distributed argument"):
+        dist.run(bfs, GRAPHS["grid"], 0)
+    # the cluster is still usable after errors raised on every worker
+    assert dist.run(bfs, DA, 0).gather().isequal(bfs(GRAPHS["grid"], 0))
+
+
+def test_timed_and_last_seconds(client):
+    DA = D(GRAPHS["kron12"], client)
+    res, secs = dist.run_timed(pagerank, DA)
+    assert secs > 0 and dist.last_seconds() == secs
+    assert res.gather().isclose(pagerank(GRAPHS["kron12"]), rel_tol=1e-9)
+
+
+def test_generator_rows_argument():
+    A = gb.generators.kronecker(9, seed=4, device="cpu")
+    r, c, _ = (np.asarray(a) for a in A.to_coo())
+    for lo, hi in [(0, 512), (100, 300), (511, 512), (7, 7)]:
+        B = gb.generators.kronecker(9, seed=4, rows=(lo, hi), device="cpu")
+        assert B.shape == (hi - lo, 512)
+        rb, cb, _ = (np.asarray(a) for a in B.to_coo())
+        keep = (r >= lo) & (r < hi)
+        assert np.array_equal(rb, r[keep] - lo) and np.array_equal(cb, c[keep])
+    for bad in [(5, 600), (-1, 3), (4, 2), "x", (1.5, 2)]:
+        with pytest.raises(gb.InvalidValue, match="rows"):
+            gb.generators.kronecker(9, rows=bad)
