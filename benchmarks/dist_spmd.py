@@ -98,6 +98,11 @@ def baseline(scale, seed, iters, repeats, do_cc):
     return out
 
 
+def _where():
+    from graphblast_py.dist import _blocks
+    return _blocks.BLOCK_DEVICE
+
+
 def pr_converged(A):
     return pagerank(A, tol=1e-7)
 
@@ -132,6 +137,7 @@ def main():
     for w in args.workers:
         client = dist.start_local_gpus(w) if args.device == "gpu" else \
             dist.start_local(n_workers=w)
+        p(f"{w} workers, blocks on: {sorted(set(client.run(_where).values()))}")
         try:
             for s in args.scales:
                 do_cc = s <= args.cc_max_scale

@@ -38,36 +38,22 @@ python3 -c "import cupy; print('cupy', cupy.__version__)" | tee -a "$OUT/run.log
 #   direction benchmarks/direction.py: per-level push / pull / auto on the GPU
 #   cpu16     benchmarks/cpu.py on the machine's host cores (2 and 16 threads) against
 #             python-graphblas and SciPy
-#   smoke     2-GPU NCCL smoke test (an all-gather between two worker processes)
-#   disttests tests/test_dist_spmd.py and tests/test_dist.py (their GPU and CPU cases)
+#   disttests tests/test_dist_spmd.py (its GPU cases: 1 and 2 GPU workers, NCCL; and CPU ones)
 #   distbench benchmarks/dist_spmd.py --device gpu on 1 and 2 GPUs (DIST_SCALES)
 STEPS=" ${STEPS:-tests default kron22 grid1000 ablation spectral} "
 has() { [[ "$STEPS" == *" $1 "* ]]; }
 
-if has smoke || has disttests || has distbench; then
+if has disttests || has distbench; then
   # dask.distributed and its pure-Python dependencies travel as wheels in .whl/dask
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir \
     --target /tmp/site-dask .whl/dask/*.whl && export PYTHONPATH=$PYTHONPATH:/tmp/site-dask
   export NCCL_NVLS_ENABLE=0
   python3 -c "import distributed; print('distributed', distributed.__version__)" | tee -a "$OUT/run.log"
 fi
-if has smoke; then
-log "NCCL smoke test"
-timeout 120 python3 - <<'PY' 2>&1 | grep -v WARNING | tail -15 | tee -a "$OUT/run.log"
-import graphblast_py as gb
-from graphblast_py import dist
-from graphblast_py.algorithms import bfs
-c = dist.start_local_gpus()
-print("workers", len(c.scheduler_info()["workers"]))
-K = dist.kronecker(dist.Layout(c, 1), 12, seed=1)
-print("bfs equal:", dist.run(bfs, K, 0).gather().isequal(bfs(gb.generators.kronecker(12, seed=1, device="cpu"), 0)))
-c.close(); c.cluster.close()
-PY
-fi
 if has disttests; then
 log "dist tests (GPU and CPU cases)"
 timeout "${T_DIST:-240}" python3 -m pytest -q -p no:cacheprovider tests/test_dist_spmd.py \
-  tests/test_dist.py > "$OUT/dist_tests.log" 2>&1; echo "pytest exit $?" >> "$OUT/dist_tests.log"
+  > "$OUT/dist_tests.log" 2>&1; echo "pytest exit $?" >> "$OUT/dist_tests.log"
 grep -E "^FAILED|passed|failed|pytest exit" "$OUT/dist_tests.log" | tee -a "$OUT/run.log"
 fi
 if has distbench; then

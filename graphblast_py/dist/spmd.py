@@ -527,11 +527,21 @@ def _wait(layout, futs, what):
 
 
 # ---------------------------------------------------------------- clusters, generators
-def start_local_gpus(n_gpus=None, **kwargs):
+def _use_gpu():
+    """Keep this worker's blocks on its GPU; what it sees, for the check."""
+    import os
+    from ..backend import gpu_count
+    B.BLOCK_DEVICE = "gpu"
+    return os.environ.get("CUDA_VISIBLE_DEVICES"), gpu_count()
+
+
+def start_local_gpus(n_gpus=None, memory_limit=0, **kwargs):
     """A ``dask.distributed.Client`` on a local cluster of one worker process
     per GPU (``CUDA_VISIBLE_DEVICES`` set per worker, one thread each, blocks
     kept on the GPU, ``NCCL_NVLS_ENABLE=0``).  ``n_gpus`` defaults to every
-    visible GPU.  Close with ``client.close(); client.cluster.close()``."""
+    visible GPU; ``memory_limit`` is Dask's host-memory limit per worker
+    (default none: the blocks live in GPU memory).  Close with
+    ``client.close(); client.cluster.close()``."""
     import os
     from distributed import Client, Nanny, Scheduler, SpecCluster
     visible = os.environ.get("CUDA_VISIBLE_DEVICES")
@@ -545,11 +555,20 @@ def start_local_gpus(n_gpus=None, **kwargs):
                                "visible")
         ids = ids[:int(n_gpus)]
     workers = {f"gpu{i}": {"cls": Nanny, "options": {
-        "nthreads": 1, "env": {"CUDA_VISIBLE_DEVICES": d, "GRAPHBLAST_DIST_DEVICE": "gpu",
-                               "NCCL_NVLS_ENABLE": "0"}}} for i, d in enumerate(ids)}
+        "nthreads": 1, "memory_limit": memory_limit,
+        "env": {"CUDA_VISIBLE_DEVICES": d, "GRAPHBLAST_DIST_DEVICE": "gpu",
+                "NCCL_NVLS_ENABLE": "0"}}} for i, d in enumerate(ids)}
     scheduler = {"cls": Scheduler, "options": {"dashboard_address": kwargs.pop(
         "dashboard_address", None)}}
-    return Client(SpecCluster(workers=workers, scheduler=scheduler, **kwargs))
+    client = Client(SpecCluster(workers=workers, scheduler=scheduler, **kwargs))
+    seen = client.run(_use_gpu)
+    bad = {w: s for w, s in seen.items() if s[1] != 1}
+    if bad:
+        client.close()
+        client.cluster.close()
+        raise InvalidValue(f"start_local_gpus: every worker must see exactly one GPU; "
+                           f"(CUDA_VISIBLE_DEVICES, GPUs seen) per worker: {bad}")
+    return client
 
 
 def _kron_block(scale, edge_factor, seed, a, b, c, permute, lo, hi):
