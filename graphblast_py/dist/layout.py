@@ -45,13 +45,10 @@ def start_local(n_workers=2, threads_per_worker=1, **kwargs):
 
 
 def _workers(client):
-    return sorted(client.scheduler_info(n_workers=-1)["workers"]) \
-        if _takes_n_workers(client) else sorted(client.scheduler_info()["workers"])
-
-
-def _takes_n_workers(client):
-    import inspect
-    return "n_workers" in inspect.signature(client.scheduler_info).parameters
+    """The client's workers, sorted by address: asked of the scheduler now
+    (``scheduler_info()`` is a periodically refreshed copy that can still be
+    empty right after the cluster started)."""
+    return sorted(client.nthreads())
 
 
 class Layout:

@@ -257,7 +257,7 @@ class DistVector(_Dist, Vector):
                                         lambda b: (self.dtype, self._layout.block_size(b)))
 
     def reduce(self, monoid="plus"):
-        return _reduce(self, "reduce", monoid, Vector(self.dtype, 0, device="cpu"))
+        return _reduce(self, "reduce", monoid, lambda: Vector(self.dtype, 0, device="cpu"))
 
     def assign(self, value, indices=None, *, mask=None, accum=None, replace=False):
         """``w<mask> = accum(w, value)`` over the whole vector (a scalar or an
@@ -272,7 +272,9 @@ class DistVector(_Dist, Vector):
             raise DimensionMismatch(f"assign: value has size {value.size} but the vector has "
                                     f"size {self.size}")
         if not isinstance(value, _Dist):
-            Vector(self.dtype, 0, device="cpu").assign(value, accum=_resolve(accum, "binary"))
+            _checked(("assign", self, value, accum), lambda: (Vector(
+                self.dtype, 0, device="cpu").assign(value, accum=_resolve(accum, "binary")),
+                True)[1])
         self._blocks = _blockwise(self, "assign", (value,), {"mask": mask, "accum": accum,
                                                               "replace": replace}, mutate=True)
         return self
@@ -449,7 +451,8 @@ class DistMatrix(_Dist, Matrix):
         return _finish(self, "reduce_rowwise", (monoid,), kw, out, stand_in.dtype, self.nrows)
 
     def reduce_scalar(self, monoid="plus"):
-        return _reduce(self, "reduce_scalar", monoid, Matrix(self.dtype, 0, 0, device="cpu"))
+        return _reduce(self, "reduce_scalar", monoid,
+                       lambda: Matrix(self.dtype, 0, 0, device="cpu"))
 
 
 
@@ -506,6 +509,40 @@ def _blockwise(x, step, args, kwargs, mutate, per_block=None, out=None):
     return lay.map(step, B.call, args_of)
 
 
+_CHECKED = {}
+
+
+def _key_part(a):
+    """A hashable description of an argument for the stand-in cache: objects
+    by type and dtype, scalars by type and value, operators as themselves."""
+    if isinstance(a, (Vector, Matrix)):
+        return (type(a).__name__ if not isinstance(a, _Dist) else
+                ("V" if isinstance(a, Vector) else "M"), a.dtype)
+    if isinstance(a, Mask):
+        return ("mask",)
+    if isinstance(a, (list, tuple)):
+        return tuple(_key_part(x) for x in a)
+    if isinstance(a, dict):
+        return tuple(sorted((k, _key_part(v)) for k, v in a.items()))
+    return (type(a), a)
+
+
+def _checked(key, compute):
+    """``compute()`` (a stand-in operation on empty local objects that checks
+    the arguments and gives the result dtype), once per distinct ``key``:
+    the same types of arguments give the same answer, so the SPMD hot loop
+    does not redo it every iteration.  Errors are not cached."""
+    try:
+        k = _key_part(key)
+        hash(k)
+    except TypeError:
+        return compute()
+    got = _CHECKED.get(k)
+    if got is None:
+        got = _CHECKED[k] = compute()
+    return got
+
+
 def _stand_in(x):
     """A local empty object of x's type and dtype (for the result type)."""
     if isinstance(x, Matrix):
@@ -535,8 +572,9 @@ def _check_shapes(x, step, others, mask, out):
 def _elementwise(x, step, args, kwargs, out):
     other = args[0]
     _check_shapes(x, step, [("the other operand", other)], kwargs.get("mask"), out)
-    local = [_stand_in(a) for a in args]
-    dt = getattr(_stand_in(x), step)(*local[:1], _resolve(args[1], "binary"), *local[2:]).dtype
+    dt = _checked(("ew", step, x, args), lambda: getattr(_stand_in(x), step)(
+        *[_stand_in(a) for a in args[:1]], _resolve(args[1], "binary"),
+        *[_stand_in(a) for a in args[2:]]).dtype)
     return _finish(x, step, args, kwargs, out, dt, None)
 
 
@@ -576,14 +614,15 @@ def _apply_select(x, step, op, opargs, kwargs, out):
             raise NotDistributed(f"{step}: the index-unary operator {name} is not supported "
                                  "on distributed objects")
     kw = {k: v for k, v in opargs.items() if v is not None}
-    dt = getattr(_stand_in(x), step)(rop, **kw).dtype
+    dt = _checked(("as", step, x, rop, kw), lambda: getattr(_stand_in(x), step)(rop, **kw).dtype)
     kw.update(kwargs)
     return _finish(x, step, (rop,), kw, out, dt, None, per_block)
 
 
 def _reduce(x, step, monoid, stand_in):
     mon = _resolve(monoid, "monoid")
-    getattr(stand_in, step)(mon)          # checks the monoid and the type before any work
+    # checks the monoid and the type before any work
+    _checked(("red", step, x, mon), lambda: (getattr(stand_in(), step)(mon), True)[1])
     lay = x._layout
     parts = lay.gather(lay.map(step, B.call, lambda b: (
         x._blocks_of(b), step, (_portable(mon, step),), {}, False)), step)
@@ -610,8 +649,10 @@ def _matvec(kind, A, u, semiring, mask, accum, replace, out, kwargs):
     check_mask(mask, (n_out,), kind)
     if out is not None and out.size != n_out:
         raise DimensionMismatch(f"{kind}: out has size {out.size}, the result {n_out}")
-    sa, su = Matrix(A.dtype, 0, 0, device="cpu"), Vector(u.dtype, 0, device="cpu")
-    dt = (sa.mxv(su, sr) if kind == "mxv" else su.vxm(sa, sr)).dtype
+    def stand_in():
+        sa, su = Matrix(A.dtype, 0, 0, device="cpu"), Vector(u.dtype, 0, device="cpu")
+        return (sa.mxv(su, sr) if kind == "mxv" else su.vxm(sa, sr)).dtype
+    dt = _checked(("mv", kind, A, u, sr), stand_in)
     M = A._rows if kind == "mxv" else A._column_blocks()
     lay = A._layout.for_size(n_out)
     parts = _exports(u, kind)

@@ -200,7 +200,6 @@ class SpmdLayout(Layout):
         mb = max(self.block_size(r) for r in range(self.nblocks))
         vw = -(-mb * isz // 8) * 8
         width = vw + (0 if full else -(-mb // 8) * 8)
-        buf = xp.zeros(width, np.uint8)
         if form == "d":
             vals, pres = a, b_
         else:                                      # this block sparse, another dense
@@ -209,13 +208,22 @@ class SpmdLayout(Layout):
             vals[loc] = b_
             pres = xp.zeros(nb, bool)
             pres[loc] = True
-        if nb:
-            buf[:nb * isz] = xp.ascontiguousarray(vals.astype(dt, copy=False)).view(np.uint8)
-            if not full:
-                p8 = xp.ones(nb, bool) if pres is None else pres
-                buf[vw:vw + nb] = p8.view(np.uint8)
-        R = self.comm.allgather(buf)
         sizes = [self.block_size(r) for r in range(self.nblocks)]
+        even = full and vw == nb * isz and all(z == nb for z in sizes)
+        if even:            # equal blocks, no padding: send the values as they are
+            buf = xp.ascontiguousarray(vals.astype(dt, copy=False)).view(np.uint8)
+        else:
+            buf = xp.zeros(width, np.uint8)
+            if nb:
+                buf[:nb * isz] = xp.ascontiguousarray(vals.astype(dt, copy=False)).view(
+                    np.uint8)
+                if not full:
+                    p8 = xp.ones(nb, bool) if pres is None else pres
+                    buf[vw:vw + nb] = p8.view(np.uint8)
+        R = self.comm.allgather(buf)
+        if even:            # the gathered rows are the whole vector already
+            out._set_dense(R.reshape(-1).view(dt), None, bound=int(H[:, 2].sum()))
+            return (B.ASSEMBLED, out)
         vals = xp.concatenate([R[r, :sizes[r] * isz].view(dt) for r in range(len(sizes))])
         pres = None if full else xp.concatenate([R[r, vw:vw + sizes[r]].view(bool)
                                                 for r in range(len(sizes))])
