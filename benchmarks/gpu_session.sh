@@ -59,7 +59,7 @@ fi
 if has distbench; then
 log "benchmarks/dist_spmd.py on the GPUs"
 ( cd benchmarks && timeout "${T_DISTB:-400}" python3 dist_spmd.py --device gpu \
-  --scales ${DIST_SCALES:-22 24} --workers 1 2 --iters 5 --repeats 3 ) 2>&1 | grep -v WARNING \
+  --scales ${DIST_SCALES:-22 24} --workers 1 2 --iters 5 --repeats 3 --cc-max-scale ${DIST_CC:-22} ) 2>&1 | grep -v WARNING \
   > "$OUT/dist_bench.log"; echo "exit $?" >> "$OUT/dist_bench.log"
 fi
 

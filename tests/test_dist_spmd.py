@@ -210,3 +210,38 @@ def test_generator_rows_argument():
     for bad in [(5, 600), (-1, 3), (4, 2), "x", (1.5, 2)]:
         with pytest.raises(gb.InvalidValue, match="rows"):
             gb.generators.kronecker(9, rows=bad)
+
+
+def _coo_cases(A, u, case):
+    n, dev = A.nrows, A.device
+    if case == "dup":          # a duplicate in the last block only: every worker raises
+        return gb.Vector.from_coo([0, n - 1, n - 1], [1, 2, 3], n, device=dev)
+    if case == "range":
+        return gb.Vector.from_coo([0, n], [1, 2], n, device=dev)
+    if case == "min":
+        return gb.Vector.from_coo([0, n - 1, 0, n - 1, 1], [5, 3, 2, 7, 1], n,
+                                  dup_op=gb.binary.min, device=dev)
+    idx, vals = u.to_coo()     # the arrays of this worker's device, the same on every one
+    back = gb.Vector.from_coo(idx, vals, n, device=dev)
+    picked = u.extract(idx[::-1].copy())      # device indices
+    return back, picked, u.to_dense(fill=-1)
+
+
+def test_from_coo_to_coo_extract_inside_run(client):
+    A = GRAPHS["isolated"]
+    n = A.nrows
+    rng = np.random.default_rng(3)
+    idx = np.flatnonzero(rng.random(n) < 0.3)
+    u = gb.Vector.from_coo(idx, rng.integers(-9, 9, idx.size), size=n, device="cpu")
+    DA, Du = D(A, client), D(u, client)
+    with pytest.raises(gb.InvalidValue, match="more than once"):
+        dist.run(_coo_cases, DA, Du, "dup")
+    with pytest.raises(gb.IndexOutOfBound):
+        dist.run(_coo_cases, DA, Du, "range")
+    got = dist.run(_coo_cases, DA, Du, "min").gather()
+    assert got.isequal(gb.Vector.from_coo([0, n - 1, 1], [2, 3, 1], n, device="cpu"))
+    back, picked, dense = dist.run(_coo_cases, DA, Du, "roundtrip")
+    assert back.gather().isequal(u)
+    assert picked.gather().isequal(u.extract(idx[::-1].copy()))
+    dense = dense.get() if hasattr(dense, "get") else dense      # CuPy from GPU workers
+    assert np.array_equal(dense, np.asarray(u.to_dense(fill=-1)))

@@ -169,7 +169,12 @@ class DistVector(_Dist, Vector):
     # ------------------------------------------------------------ construction
     @classmethod
     def from_coo(cls, indices, values=True, size=None, *, dtype=None, dup_op=None, device=None):
-        """Checked and combined as ``Vector.from_coo`` on the client, then split."""
+        """Checked and combined as ``Vector.from_coo`` on the client, then split.
+        Inside :func:`gb.dist.run` every worker holds the same arrays: each
+        checks them, keeps its block's entries and builds its block on its
+        device."""
+        if getattr(device, "spmd", False):
+            return device.vector_from_coo(indices, values, size, dtype, dup_op)
         v = Vector.from_coo(indices, values, size, dtype=dtype, dup_op=dup_op, device="cpu")
         return distribute(v, device)
 
@@ -198,12 +203,20 @@ class DistVector(_Dist, Vector):
     def _nvals_estimate(self):
         return self.nvals
 
+    def _whole(self):
+        """The whole vector as a local one: on the client (task mode), or on
+        every worker's device, all-gathered (inside gb.dist.run)."""
+        if getattr(self._layout, "spmd", False):
+            return B.assemble(self._layout.exchange(self, "to_coo"), None, None, None)
+        return self.gather()
+
     def to_coo(self):
-        """(indices, values) NumPy arrays on the client."""
-        return self.gather().to_coo()
+        """(indices, values): NumPy arrays on the client; inside gb.dist.run
+        the arrays of every worker's device (the same on all)."""
+        return self._whole().to_coo()
 
     def to_dense(self, fill=None):
-        return self.gather().to_dense(fill=fill)
+        return self._whole().to_dense(fill=fill)
 
     def to(self, device):
         return self.gather().to(device)
@@ -300,11 +313,13 @@ class DistVector(_Dist, Vector):
     def extract(self, indices, *, mask=None, accum=None, replace=False, out=None):
         """``w = u[indices]`` (an index array of the output's size): ``u`` is
         gathered to every block, block ``b`` takes its part of ``indices``."""
-        idx = np.asarray(indices)
+        spmd = getattr(self._layout, "spmd", False)
+        idx = self._layout.asarray(indices) if spmd else np.asarray(indices)
         if idx.ndim != 1 or idx.dtype.kind not in "iu":
             raise NotDistributed("DistVector.extract: indices must be a 1-D integer array")
         if idx.shape[0] and (int(idx.min()) < 0 or int(idx.max()) >= self.size):
             from ..errors import IndexOutOfBound
+            idx = self._layout.to_host(idx) if spmd else idx
             bad = int(np.flatnonzero((idx < 0) | (idx >= self.size))[0])
             raise IndexOutOfBound(f"extract: indices[{bad}] = {int(idx[bad])} is outside "
                                   f"[0, {self.size})")

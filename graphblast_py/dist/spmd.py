@@ -165,6 +165,52 @@ class SpmdLayout(Layout):
                     out[r] = pickle.loads(rows[r, :int(h[3])].tobytes())
         return out
 
+    def asarray(self, a):
+        return self._be.asarray(a)
+
+    def to_host(self, a):
+        return self._be.to_host(a)
+
+    def agree(self, step, fn):
+        """``fn()`` on every rank; if it raised a GraphBLASError on any rank,
+        every rank raises (the first rank's message), so that no rank goes
+        on to a collective the others never reach."""
+        err = None
+        try:
+            out = fn()
+        except GraphBLASError as e:
+            err, out = e, None
+        me = self.rank
+        failed = self.gather([err is not None if b == me else _THERE
+                              for b in range(self.nblocks)], step)
+        if any(failed):
+            msgs = self.gather([None if err is None else (type(err), str(err))
+                                if b == me else _THERE for b in range(self.nblocks)], step)
+            if err is not None:
+                raise err
+            kind, msg = next(m for m in msgs if m is not None)
+            raise kind(msg)
+        return out
+
+    def vector_from_coo(self, indices, values, size, dtype, dup_op):
+        """``Vector.from_coo`` of arrays every rank holds alike: checked on
+        every rank, then each rank builds its block from its entries."""
+        from ..indexing import coo_arrays
+        from ..vector import Vector, _infer_size
+        from .objects import DistVector
+        be = self._be
+        idx, vals, dt = coo_arrays(be, (indices,), values, dtype, "Vector.from_coo")
+        idx = idx[0]
+        size = _infer_size(be, idx, size, "Vector.from_coo", "indices")
+        lay = self.for_size(size)
+        lo, hi = lay.offsets[lay.rank], lay.offsets[lay.rank + 1]
+        keep = (idx >= lo) & (idx < hi)
+        blk = lay.agree("from_coo", lambda: Vector.from_coo(
+            idx[keep] - lo, vals[keep], hi - lo, dtype=dt, dup_op=dup_op,
+            device=self.block_device))
+        return DistVector(dt, size, device=lay, _blocks=[blk if b == lay.rank else _THERE
+                                                         for b in range(lay.nblocks)])
+
     # ------------------------------------------------------------ the input vector
     def exchange(self, v, step):
         """The whole of ``v`` assembled on this rank's device from every
