@@ -245,3 +245,34 @@ def test_from_coo_to_coo_extract_inside_run(client):
     assert picked.gather().isequal(u.extract(idx[::-1].copy()))
     dense = dense.get() if hasattr(dense, "get") else dense      # CuPy from GPU workers
     assert np.array_equal(dense, np.asarray(u.to_dense(fill=-1)))
+
+
+def _slow_bfs(A, rounds):
+    for _ in range(rounds):
+        bfs(A, 0)
+
+
+def test_worker_lost_inside_run():
+    """A CPU worker killed while gb.dist.run runs BFS over a long path:
+    WorkerLost naming the worker, within seconds (the survivor's collective
+    sees the closed socket instead of waiting forever)."""
+    import os
+    import signal
+    import threading
+    import time
+    c = dist.start_local(n_workers=2)
+    try:
+        n = 3000
+        path = gb.Matrix.from_coo(np.arange(n - 1), np.arange(1, n), True, n, n, device="cpu")
+        DA = D(path, c)
+        victim = DA.device.workers[1]
+        pid = c.run(os.getpid, workers=[victim])[victim]
+        killer = threading.Timer(1.5, os.kill, (pid, signal.SIGKILL))
+        t0 = time.perf_counter()
+        killer.start()
+        with pytest.raises(dist.WorkerLost) as e:
+            dist.run(_slow_bfs, DA, 50)                  # ~3000 levels each: far beyond 1.5 s
+        assert time.perf_counter() - t0 < 30
+        assert victim in str(e.value) and "block 1 of 2" in str(e.value)
+    finally:
+        _close(c)

@@ -561,6 +561,9 @@ def _wait(layout, futs, what):
         except TimeoutError:
             layout._check_alive(futs, f"run {what}")
             continue
+        except Exception as e:      # e.g. cancelled: a worker holding an input was lost
+            layout._check_alive(futs, f"run {what}", cause=e)
+            raise
         bad = [f for f in futs if f.status == "error"]
         if bad:
             try:
