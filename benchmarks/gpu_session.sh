@@ -40,10 +40,11 @@ python3 -c "import cupy; print('cupy', cupy.__version__)" | tee -a "$OUT/run.log
 #             python-graphblas and SciPy
 #   disttests tests/test_dist_spmd.py (its GPU cases: 1 and 2 GPU workers, NCCL; and CPU ones)
 #   distbench benchmarks/dist_spmd.py --device gpu on 1 and 2 GPUs (DIST_SCALES)
+#   distcpu   benchmarks/dist_spmd.py --device cpu on 1 and 2 single-threaded processes
 STEPS=" ${STEPS:-tests default kron22 grid1000 ablation spectral} "
 has() { [[ "$STEPS" == *" $1 "* ]]; }
 
-if has disttests || has distbench; then
+if has tests || has disttests || has distbench || has distcpu; then
   # dask.distributed and its pure-Python dependencies travel as wheels in .whl/dask
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir \
     --target /tmp/site-dask .whl/dask/*.whl && export PYTHONPATH=$PYTHONPATH:/tmp/site-dask
@@ -62,10 +63,16 @@ log "benchmarks/dist_spmd.py on the GPUs"
   --scales ${DIST_SCALES:-22 24} --workers 1 2 --iters 5 --repeats 3 --cc-max-scale ${DIST_CC:-22} ) 2>&1 | grep -v WARNING \
   > "$OUT/dist_bench.log"; echo "exit $?" >> "$OUT/dist_bench.log"
 fi
+if has distcpu; then
+log "benchmarks/dist_spmd.py on the host's CPUs"
+( cd benchmarks && NUMBA_NUM_THREADS=1 timeout "${T_DISTC:-150}" python3 dist_spmd.py --device cpu \
+  --scales 16 18 --workers 1 2 --iters 5 --repeats 3 --cc-max-scale 18 ) 2>&1 | grep -v WARNING \
+  | grep -v "distributed\." > "$OUT/dist_cpu.log"; echo "exit $?" >> "$OUT/dist_cpu.log"
+fi
 
 if has tests; then
 log "GPU tests"
-timeout "${T_TESTS:-300}" python3 -m pytest -q -m gpu -n "${NPROC:-8}" -p no:cacheprovider tests \
+timeout "${T_TESTS:-300}" python3 -m pytest -q -m gpu -n "${NPROC:-8}" --dist loadgroup -p no:cacheprovider tests \
   > "$OUT/gpu_tests.log" 2>&1; echo "pytest exit $?" >> "$OUT/gpu_tests.log"
 grep -E "^FAILED|passed|failed|pytest exit" "$OUT/gpu_tests.log" | tee -a "$OUT/run.log"
 fi

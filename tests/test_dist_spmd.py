@@ -8,6 +8,8 @@ import numpy as np
 import pytest
 
 pytest.importorskip("distributed")
+# one xdist process runs this file (--dist loadgroup): its clusters are module-scoped
+pytestmark = pytest.mark.xdist_group("dist")
 
 import graphblast_py as gb                                         # noqa: E402
 from graphblast_py import dist, indexunary, monoid, semiring       # noqa: E402
