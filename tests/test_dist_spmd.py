@@ -278,3 +278,27 @@ def test_worker_lost_inside_run():
         assert victim in str(e.value) and "block 1 of 2" in str(e.value)
     finally:
         _close(c)
+
+
+def _matrix_from_coo(A, u, case):
+    n, dev = A.nrows, A.device
+    if case == "dup":          # a duplicate in the first block only
+        return gb.Matrix.from_coo([0, 0, n - 1], [1, 1, 2], [1, 2, 3], n, n, device=dev)
+    idx, vals = u.to_coo()
+    T = gb.Matrix.from_coo(vals.astype(np.int64) % n if hasattr(vals, "astype") else vals,
+                           idx, 1, n, n, dup_op=gb.binary.any, device=dev)
+    return T.reduce_rowwise(monoid.plus), T.nvals
+
+
+def test_matrix_from_coo_inside_run(client):
+    A = GRAPHS["isolated"]
+    n = A.nrows
+    rng = np.random.default_rng(4)
+    idx = np.flatnonzero(rng.random(n) < 0.5)
+    u = gb.Vector.from_coo(idx, rng.integers(0, 3 * n, idx.size), size=n, device="cpu")
+    DA, Du = D(A, client), D(u, client)
+    with pytest.raises(gb.InvalidValue, match="more than once"):
+        dist.run(_matrix_from_coo, DA, Du, "dup")
+    rows, nv = dist.run(_matrix_from_coo, DA, Du, "build")
+    ref, ref_nv = _matrix_from_coo(A, u, "build")
+    assert nv == ref_nv and rows.gather().isequal(ref)

@@ -375,7 +375,11 @@ class DistMatrix(_Dist, Matrix):
     @classmethod
     def from_coo(cls, rows, cols, values=True, nrows=None, ncols=None, *, dtype=None,
                  dup_op=None, device=None):
-        """Checked and combined as ``Matrix.from_coo`` on the client, then split."""
+        """Checked and combined as ``Matrix.from_coo`` on the client, then split.
+        Inside :func:`gb.dist.run`: every worker checks the arrays (the same
+        on all) and builds its row block from its rows on its device."""
+        if getattr(device, "spmd", False):
+            return device.matrix_from_coo(rows, cols, values, nrows, ncols, dtype, dup_op)
         M = Matrix.from_coo(rows, cols, values, nrows, ncols, dtype=dtype, dup_op=dup_op,
                             device="cpu")
         return distribute(M, device)

@@ -125,7 +125,11 @@ class SpmdLayout(Layout):
         mine = [(i, f) for i, f in enumerate(futures) if f is not _THERE]
         got = {}
         for part in self._allgather_objects(mine, step):
-            got.update(part)
+            for i, v in part:
+                if i in got:
+                    raise GraphBLASError(f"distributed {step}: two workers computed result "
+                                         f"{i} (the ranks disagree on the blocks)")
+                got[i] = v
         if len(got) != len(futures):
             raise GraphBLASError(f"distributed {step}: {len(futures) - len(got)} of "
                                  f"{len(futures)} results were computed by no worker")
@@ -184,8 +188,8 @@ class SpmdLayout(Layout):
         failed = self.gather([err is not None if b == me else _THERE
                               for b in range(self.nblocks)], step)
         if any(failed):
-            msgs = self.gather([None if err is None else (type(err), str(err))
-                                if b == me else _THERE for b in range(self.nblocks)], step)
+            mine = None if err is None else (type(err), str(err))
+            msgs = self.gather([mine if b == me else _THERE for b in range(self.nblocks)], step)
             if err is not None:
                 raise err
             kind, msg = next(m for m in msgs if m is not None)
@@ -210,6 +214,27 @@ class SpmdLayout(Layout):
             device=self.block_device))
         return DistVector(dt, size, device=lay, _blocks=[blk if b == lay.rank else _THERE
                                                          for b in range(lay.nblocks)])
+
+    def matrix_from_coo(self, rows, cols, values, nrows, ncols, dtype, dup_op):
+        """``Matrix.from_coo`` of arrays every rank holds alike: checked on
+        every rank, then each rank builds its row block from its rows."""
+        from ..indexing import coo_arrays
+        from ..matrix import Matrix
+        from ..vector import _infer_size
+        from .objects import DistMatrix
+        be = self._be
+        iso = np.ndim(values) == 0 and not (hasattr(values, "shape") and values.shape != ())
+        (r, c), vals, dt = coo_arrays(be, (rows, cols), values, dtype, "Matrix.from_coo")
+        nrows = _infer_size(be, r, nrows, "Matrix.from_coo", "rows")
+        ncols = _infer_size(be, c, ncols, "Matrix.from_coo", "cols")
+        lay = self.for_size(nrows)
+        lo, hi = lay.offsets[lay.rank], lay.offsets[lay.rank + 1]
+        keep = (r >= lo) & (r < hi)
+        blk = lay.agree("from_coo", lambda: Matrix.from_coo(
+            r[keep] - lo, c[keep], values if iso else vals[keep], hi - lo, ncols, dtype=dt,
+            dup_op=dup_op, device=self.block_device))
+        return DistMatrix(dt, nrows, ncols, layout=lay,
+                          rows=[blk if b == lay.rank else _THERE for b in range(lay.nblocks)])
 
     # ------------------------------------------------------------ the input vector
     def exchange(self, v, step):
