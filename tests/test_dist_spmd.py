@@ -11,6 +11,9 @@ pytest.importorskip("distributed")
 # one xdist process runs this file (--dist loadgroup): its clusters are module-scoped
 pytestmark = pytest.mark.xdist_group("dist")
 
+from hypothesis import HealthCheck, given, settings                  # noqa: E402
+from hypothesis import strategies as st                               # noqa: E402
+
 import graphblast_py as gb                                         # noqa: E402
 from graphblast_py import dist, indexunary, monoid, semiring       # noqa: E402
 from graphblast_py.algorithms import bfs, connected_components, pagerank, sssp  # noqa: E402
@@ -302,3 +305,70 @@ def test_matrix_from_coo_inside_run(client):
     rows, nv = dist.run(_matrix_from_coo, DA, Du, "build")
     ref, ref_nv = _matrix_from_coo(A, u, "build")
     assert nv == ref_nv and rows.gather().isequal(ref)
+
+
+def _ops(A, u, v, thunk):
+    """A chain of the operations the algorithms use, on whatever objects it
+    is given (local, or distributed inside gb.dist.run)."""
+    out = [u.ewise_add(v, gb.binary.plus), u.ewise_mult(v, gb.binary.times),
+           u.ewise_union(v, gb.binary.minus, 0, 1),
+           u.apply(gb.unary.abs), u.apply(gb.binary.times, right=2),
+           u.apply(indexunary.rowindex, thunk=thunk), u.select("valuegt", thunk),
+           u.select(indexunary.rowle, thunk)]
+    w = v.dup()
+    w.assign(u, mask=v.S, accum=gb.binary.max)
+    w.assign(7, mask=~u.S)
+    out.append(w)
+    out.append(A.mxv(u, semiring.plus_times, mask=~v.S, replace=True))
+    out.append(u.vxm(A, semiring.min_plus, mask=v.V, accum=gb.binary.plus, out=v.dup()))
+    out.append(A.mxv(u, semiring.any_pair))
+    out.append(A.reduce_rowwise(monoid.max))
+    out.append(A.select("rowle", thunk).reduce_rowwise(monoid.plus))
+    out += [u.reduce(monoid.plus), u.reduce(monoid.min) if u.nvals else None, u.nvals,
+            A.nvals, A.reduce_scalar(monoid.plus), u.isequal(v), u.isclose(u)]
+    return out
+
+
+@given(n=st.integers(1, 23), du=st.floats(0, 1), dv=st.floats(0, 1), thunk=st.integers(-3, 20),
+       seed=st.integers(0, 2**16))
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_operations_against_local(client, n, du, dv, thunk, seed):
+    """Every operation the algorithms use, inside gb.dist.run, against the
+    same operations on local objects (Hypothesis on small shapes, uneven
+    and empty blocks included)."""
+    rng = np.random.default_rng(seed)
+    keep = rng.random((n, n)) < 0.3
+    r, c = np.nonzero(keep)
+    A = gb.Matrix.from_coo(r, c, rng.integers(-3, 5, r.size).astype(np.int64), n, n,
+                           device="cpu")
+
+    def vec(d):
+        idx = np.flatnonzero(rng.random(n) < d)
+        return gb.Vector.from_coo(idx, rng.integers(-3, 5, idx.size), size=n, dtype=np.int64,
+                                  device="cpu")
+    u, v = vec(du), vec(dv)
+    got = dist.run(_ops, D(A, client), D(u, client), D(v, client), thunk)
+    ref = _ops(A, u, v, thunk)
+    assert len(got) == len(ref)
+    for k, (g, e) in enumerate(zip(got, ref)):
+        if isinstance(e, gb.Vector):
+            assert g.gather().isequal(e, check_dtype=True), k
+        else:
+            assert g == e and type(g) is type(e), (k, g, e)
+
+
+def test_four_processes():
+    c = dist.start_local(n_workers=4)
+    try:
+        A = gb.generators.kronecker(10, seed=9, device="cpu")
+        A = A.extract(np.arange(1001), np.arange(1001))          # uneven blocks
+        DA = D(A, c)
+        assert DA.device.nblocks == 4
+        assert dist.run(bfs, DA, 0).gather().isequal(bfs(A, 0))
+        assert dist.run(pagerank, DA).gather().isclose(pagerank(A), rel_tol=1e-9)
+        assert dist.run(connected_components, DA).gather().isequal(connected_components(A))
+        K = dist.kronecker(dist.Layout(c, 1), 12, seed=2)
+        G = gb.generators.kronecker(12, seed=2, device="cpu")
+        assert dist.run(bfs, K, 5).gather().isequal(bfs(G, 5))
+    finally:
+        _close(c)
