@@ -372,3 +372,76 @@ def test_four_processes():
         assert dist.run(bfs, K, 5).gather().isequal(bfs(G, 5))
     finally:
         _close(c)
+
+
+# ---------------------------------------------------------------- Matrix Market in parallel
+from pathlib import Path                                             # noqa: E402
+
+DATA = Path(__file__).resolve().parent / "data"
+GOOD = ["A.mtx", "karate.mtx", "ldbc-undirected-example.mtx", "matrix_int32.mtx", "s6.mtx",
+        "skew_fp64.mtx", "typed_fp32_inf.mtx", "typed_fp64_inf.mtx", "typed_int8.mtx",
+        "west0067.mtx"]
+BAD = ["mangled1.mtx", "mangled2.mtx", "mangled3.mtx", "mangled4.mtx", "mangled5.mtx",
+       "headerless.mtx", "skew_diagonal.mtx", "typed_bool_bad.mtx", "typed_int8_bad.mtx",
+       "typed_uint8_bad.mtx"]
+
+
+@pytest.mark.parametrize("name", GOOD)
+def test_mmread_in_parallel_equals_mmread(client, name):
+    ref = gb.io.mmread(DATA / name, device="cpu")
+    M = dist.mmread(dist.Layout(client, 1), DATA / name)
+    assert M.shape == ref.shape and M.dtype == ref.dtype
+    assert M.gather().isequal(ref)
+
+
+@pytest.mark.parametrize("name", BAD)
+def test_mmread_in_parallel_refuses_what_mmread_refuses(client, name):
+    with pytest.raises(gb.MatrixMarketError) as serial:
+        gb.io.mmread(DATA / name, device="cpu")
+    with pytest.raises(gb.MatrixMarketError) as par:
+        dist.mmread(dist.Layout(client, 1), DATA / name)
+    assert name in str(par.value)
+    if "line" in str(serial.value) and "line " in str(par.value):   # the same line named
+        line = str(serial.value).split("line ")[1].split(":")[0]
+        assert f"line {line}:" in str(par.value)
+
+
+def test_mmread_in_parallel_large_file(client, tmp_path):
+    """Entry lines crossing the byte ranges, comments and blank lines in the
+    body, CRLF line ends, a bad index near the end (its line named), a wrong
+    entry count, a duplicate."""
+    rng = np.random.default_rng(6)
+    n, m = 3001, 20000
+    r = rng.integers(1, n + 1, m)
+    c = rng.integers(1, n + 1, m)
+    keys = np.unique(r * (n + 1) + c)
+    r, c = keys // (n + 1), keys % (n + 1)
+    v = rng.standard_normal(r.size)
+    lines = [f"{a} {b} {float(x)!r}" for a, b, x in zip(r, c, v)]
+    lines.insert(len(lines) // 3, "% a comment inside the body")
+    lines.insert(len(lines) // 2, "")
+    text = "%%MatrixMarket matrix coordinate real general\r\n% made by the test\r\n" \
+           f"{n} {n} {r.size}\r\n" + "\r\n".join(lines) + "\r\n"
+    good = tmp_path / "big.mtx"
+    good.write_bytes(text.encode())
+    ref = gb.io.mmread(good, device="cpu")
+    assert dist.mmread(dist.Layout(client, 1), good).gather().isequal(ref)
+    bad = text.splitlines()
+    k = len(bad) - 5
+    bad[k] = f"{n + 1} 1 1.0"
+    (tmp_path / "bad.mtx").write_text("\n".join(bad) + "\n")
+    with pytest.raises(gb.MatrixMarketError, match=f"line {k + 1}: row index {n + 1}"):
+        dist.mmread(dist.Layout(client, 1), tmp_path / "bad.mtx")
+    short = text.replace(f"{n} {n} {r.size}", f"{n} {n} {r.size + 1}")
+    (tmp_path / "short.mtx").write_text(short)
+    with pytest.raises(gb.MatrixMarketError, match="holds"):
+        dist.mmread(dist.Layout(client, 1), tmp_path / "short.mtx")
+    dup = text.replace(f"{n} {n} {r.size}", f"{n} {n} {r.size + 1}") + lines[0] + "\n"
+    (tmp_path / "dup.mtx").write_text(dup)
+    with pytest.raises(gb.MatrixMarketError, match="more than once"):
+        dist.mmread(dist.Layout(client, 1), tmp_path / "dup.mtx")
+    summed = dist.mmread(dist.Layout(client, 1), tmp_path / "dup.mtx", dup_op=gb.binary.plus)
+    assert summed.gather().isequal(gb.io.mmread(tmp_path / "dup.mtx", dup_op=gb.binary.plus,
+                                                device="cpu"))
+    with pytest.raises(dist.NotDistributed, match="compressed"):
+        dist.mmread(dist.Layout(client, 1), tmp_path / "x.mtx.gz")

@@ -12,9 +12,10 @@ gb.Vector on its worker and runs the single-process operation.  See
 docs/distributed.md for what is supported.
 """
 from .layout import Layout, NotDistributed, WorkerLost, start_local
+from .mm import mmread
 from .objects import DistMatrix, DistVector, distribute
 from .spmd import SpmdLayout, kronecker, last_seconds, run, run_timed, start_local_gpus
 
 __all__ = ["Layout", "DistMatrix", "DistVector", "distribute", "start_local", "WorkerLost",
            "NotDistributed", "run", "run_timed", "last_seconds", "start_local_gpus",
-           "kronecker", "SpmdLayout"]
+           "kronecker", "SpmdLayout", "mmread"]
