@@ -642,7 +642,9 @@ def start_local_gpus(n_gpus=None, memory_limit=0, **kwargs):
                 "NCCL_NVLS_ENABLE": "0"}}} for i, d in enumerate(ids)}
     scheduler = {"cls": Scheduler, "options": {"dashboard_address": kwargs.pop(
         "dashboard_address", None)}}
-    client = Client(SpecCluster(workers=workers, scheduler=scheduler, **kwargs))
+    from .layout import worker_config
+    with worker_config():
+        client = Client(SpecCluster(workers=workers, scheduler=scheduler, **kwargs))
     seen = client.run(_use_gpu)
     bad = {w: s for w, s in seen.items() if s[1] != 1}
     if bad:
