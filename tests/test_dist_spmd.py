@@ -124,12 +124,12 @@ def _mxv_forms(A, u, sr_name, dense, presence, sentinel):
 @pytest.mark.parametrize("dense", [(False, False), (True, False), (True, True)])
 def test_gathered_input_every_form(client, dtype, sr, dense):
     rng = np.random.default_rng(int(np.dtype(dtype).num) + 7 * sum(dense))
-    n = 37
-    keep = rng.random((n, n)) < 0.2
+    n = 201          # odd: unequal blocks
+    keep = rng.random((n, n)) < 0.05
     r, c = np.nonzero(keep)
     A = gb.Matrix.from_coo(r, c, rng.integers(-3, 5, r.size).astype(dtype), n, n, dtype=dtype,
                            device="cpu")
-    idx = np.flatnonzero(rng.random(n) < 0.4)
+    idx = np.flatnonzero(rng.random(n) < 0.04)         # sparse: below DENSE_FRACTION
     u = gb.Vector.from_coo(idx, rng.integers(1, 5, idx.size).astype(dtype), size=n,
                            dtype=dtype, device="cpu")
     nb = len(dist.Layout(client, n).workers)

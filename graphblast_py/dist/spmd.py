@@ -249,10 +249,12 @@ class SpmdLayout(Layout):
         isz = dt.itemsize
         nb = self.block_size(me)
         head = np.array([form == "d", a.shape[0] if form == "s" else nb, count,
-                         form == "d" and b_ is None], np.int64)
+                         (b_ is None) if form == "d" else a.shape[0] == nb], np.int64)
         H = self._allgather_host(head)
         out = _local_vector(dt, v.size, self.block_device)
-        if not H[:, 0].any():                     # every block sparse: indices and values
+        from ..vector import DENSE_FRACTION
+        if not H[:, 0].any() and H[:, 1].sum() < DENSE_FRACTION * v.size:
+            # every block sparse and the whole sparse: indices and values
             m = int(H[:, 1].max())
             width = m * 8 + -(-m * isz // 8) * 8
             buf = xp.zeros(width, np.uint8)
