@@ -18,12 +18,13 @@ of each final tree is its smallest vertex.  One iteration:
     gf        = f(f)                               extract
     until gf does not change
 
-The scatter-min of the stochastic hooking is a matrix built from f,
-T(f(u), u) = mngf(u), reduced row-wise with min into f.
+The scatter-min of the stochastic hooking, hook(p) = min over the u with
+f(u) = p of mngf(u), is ``Vector.from_coo(f, mngf, dup_op=min)``: one
+unsorted scatter (atomic min on the GPU), then min into f.
 
 Complexity: O(m + n log n) per iteration, O(log n) iterations in practice.
 """
-from graphblast_py import Matrix, Vector, binary, dtypes, indexunary, monoid, semiring
+from graphblast_py import Vector, binary, dtypes, indexunary, semiring
 from graphblast_py.hints import GraphLike
 
 from .triangle_count import check_undirected
@@ -40,9 +41,10 @@ def connected_components(A: GraphLike) -> Vector:
     while True:
         mngf = gf.dup()
         A.mxv(gf, semiring.min_second, accum=binary.min, out=mngf)
-        vertices, parents = f.to_coo()
-        T = Matrix.from_coo(parents, vertices, mngf.to_coo()[1], n, n, device=A.device)
-        T.reduce_rowwise(monoid.min, accum=binary.min, out=f)        # stochastic hooking
+        _, parents = f.to_coo()
+        hook = Vector.from_coo(parents, mngf.to_coo()[1], n, dup_op=binary.min,
+                               device=A.device)                      # min over f(u) = p
+        f.ewise_add(hook, binary.min, out=f)                         # stochastic hooking
         f.ewise_add(mngf, binary.min, out=f)                         # aggressive hooking
         f.ewise_add(gf, binary.min, out=f)                           # shortcutting
         gf_new = f.extract(f.to_coo()[1])

@@ -209,7 +209,12 @@ class Vector:
 
         ``values`` may be a scalar (every entry equal).  ``size`` defaults to
         ``max(indices) + 1``.  Duplicate indices raise :class:`InvalidValue`
-        unless ``dup_op`` (a BinaryOp or its name) combines them.
+        unless ``dup_op`` (a BinaryOp or its name) combines them.  With
+        ``dup_op`` min, max or plus, an integer result type and at least
+        ``DENSE_FRACTION`` (1/16) of ``size`` entries, the duplicates are
+        combined by one unsorted scatter (NumPy ``ufunc.at``; atomics on the
+        GPU) into a dense vector instead of a sort: the same entries and
+        values.
         """
         from .indexing import coo_arrays
         if getattr(device, "dist_vector_type", None) is not None:     # graphblast_py.dist
@@ -227,6 +232,13 @@ class Vector:
         if idx.shape[0] == 0:
             return v
         dup = _dup_op(dup_op)
+        if dup is not None and dup.name in be.SCATTER_OPS and dtype.kind in "iu" and \
+                vals.dtype.kind in "iub" and idx.shape[0] >= DENSE_FRACTION * size:
+            # many entries, an integer min / max / plus: one scatter, no sort
+            got = be.scatter_reduce(idx, be.cast(vals, dtype), size, dup.name)
+            if got is not None:
+                v._set_dense(got[0], got[1], bound=min(size, idx.shape[0]))
+                return v
         keys, vals, dup_at = be.coo_to_sorted(idx, be.zeros(idx.shape[0], np.int64), 1, vals, dup)
         if dup_at is not None:
             raise InvalidValue(f"Vector.from_coo: index {dup_at} appears more than once; pass "

@@ -88,6 +88,35 @@ class ArrayBackend(SparseMixin, EwiseMixin, ReduceMixin, MatVecMixin, SpgemmMixi
     def cast(self, a, dtype):
         return a if a.dtype == dtype else a.astype(dtype)
 
+    #: the duplicate operators :meth:`scatter_reduce` combines without sorting
+    SCATTER_OPS = ("min", "max", "plus")
+
+    def scatter_reduce(self, idx, vals, size, op):
+        """Dense ``(values, presence)`` of length ``size``: ``values[i]`` is
+        ``op`` (``"min"``, ``"max"`` or ``"plus"``) over the ``vals[k]`` with
+        ``idx[k] == i``, presence where some ``idx[k] == i``; integer ``vals``
+        (exact in any order: plus wraps as the sort path's does); ``idx`` in
+        range.  An unsorted scatter (``ufunc.at``), no sort.  None where the
+        backend has no scatter for this type (the caller sorts instead)."""
+        out = self.xp.full(size, self._scatter_identity(vals.dtype, op), dtype=vals.dtype)
+        out = self._scatter_at(op, out, idx, vals)
+        if out is None:
+            return None
+        pres = self.xp.zeros(size, dtype=bool)
+        pres[idx] = True
+        return out, pres
+
+    @staticmethod
+    def _scatter_identity(dt, op):
+        if op == "plus":
+            return 0
+        info = np.iinfo(dt)
+        return info.max if op == "min" else info.min
+
+    def _scatter_at(self, op, out, idx, vals):
+        {"min": np.minimum, "max": np.maximum, "plus": np.add}[op].at(out, idx, vals)
+        return out
+
     def check_alloc(self, nbytes, what):
         """Refuse absurd allocations before trying them."""
         if nbytes > self.max_alloc_bytes():

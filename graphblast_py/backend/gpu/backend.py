@@ -259,6 +259,23 @@ class GPUBackend(ArrayBackend):
     _MERGE = {}
 
 
+    def _scatter_at(self, op, out, idx, vals):
+        """cupyx's atomic scatters (atomicMin / atomicMax / atomicAdd per
+        entry); one kernel, no sort.  8- and 16-bit types work in 32 bits
+        (the atomics' narrowest; min and max are exact there, and a sum cast
+        back wraps as the narrow sum does); None for a type cupyx refuses."""
+        import cupyx
+        fn = {"min": cupyx.scatter_min, "max": cupyx.scatter_max,
+              "plus": cupyx.scatter_add}[op]
+        dt = out.dtype
+        wide = np.dtype(np.int32 if dt.kind == "i" else np.uint32) if dt.itemsize < 4 else dt
+        work = out.astype(wide) if wide != dt else out
+        try:
+            fn(work, idx, vals.astype(wide, copy=False))
+        except (TypeError, NotImplementedError):
+            return None
+        return work.astype(dt) if wide != dt else work
+
     def masked_merge(self, m, z, zp, c, cp):
         """One elementwise kernel for ``(where(m, z, c), where(m, zp, cp))``
         (``zp`` None: every position of z present)."""
