@@ -11,6 +11,7 @@ import numpy as np
 from .. import dtypes
 from ..errors import DimensionMismatch, InvalidValue
 from ..results import DenseVectorResult, SparseResult
+from ..vector import DENSE_FRACTION
 from .common import as_binary, check_replace, check_user_op, finish, prepare
 from .output import _op, intersect, union
 
@@ -136,11 +137,17 @@ def _union_dense(be, a, b, op, dt, ld, rd):
 
 def _dense_path(a, b):
     """Vectors computed over all positions: both stored dense, or one dense
-    on a backend that keeps vectors dense (no key sorts, no device waits)."""
+    on a backend that keeps vectors dense (no key sorts, no device waits),
+    or one dense and the other holding at least DENSE_FRACTION of the
+    positions (a key search of that many entries costs more than a pass over
+    all positions)."""
     if not a._is_vector:
         return False
     da, db = a.form == "dense", b.form == "dense"
-    return (da and db) or (a._be.dense_vectors and (da or db))
+    if (da and db) or (a._be.dense_vectors and (da or db)):
+        return True
+    sparse = b if da else a if db else None
+    return sparse is not None and sparse._nvals_estimate() >= DENSE_FRACTION * sparse.size
 
 
 def _dense_op(be, op, x, y, dt):
