@@ -71,6 +71,20 @@ def _release():
         pass
 
 
+def _held(dask_worker=None):
+    return len(dask_worker.data)
+
+
+def settle(client, seconds=60):
+    """Wait until the workers have dropped the blocks of released objects
+    (Dask frees them asynchronously), then free the memory pools: the next
+    scale must not share the GPU with the last one's graph."""
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < seconds and any(client.run(_held).values()):
+        time.sleep(0.2)
+    client.run(_release)
+
+
 def baseline(scale, seed, iters, repeats, do_cc):
     """On one worker: the plain framework on its device (no dist)."""
     from graphblast_py.dist import _blocks
@@ -181,7 +195,7 @@ def main():
                   f"{'equal' if ok else 'DIFFER'}"
                   + ("" if pr_ok is None else f", pagerank {'agrees' if pr_ok else 'DIFFERS'}"))
                 del K
-                client.run(_release)
+                settle(client)
         finally:
             client.close()
             client.cluster.close()

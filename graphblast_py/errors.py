@@ -56,6 +56,16 @@ class DeviceUnavailable(GraphBLASError, RuntimeError):
 class OutOfMemory(GraphBLASError, MemoryError):
     """An allocation would not fit (checked before allocating where possible)."""
 
+    def __reduce__(self):
+        # rebuilt by calling the class: tblib (Dask's traceback pickling) would
+        # call MemoryError.__new__(OutOfMemory), which Python refuses, and the
+        # worker's out-of-memory error would reach the client as a TypeError
+        return (_rebuild, (type(self), self.args), self.__dict__ or None)
+
+
+def _rebuild(cls, args):
+    return cls(*args)
+
 
 class MatrixMarketError(GraphBLASError, ValueError):
     """A Matrix Market file is malformed; the message names the line."""

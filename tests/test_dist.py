@@ -195,12 +195,13 @@ def test_errors(client):
 
 # ---------------------------------------------------------------- algorithms
 def _graphs():
-    kron12 = gb.generators.kronecker(12, seed=3)          # hubs and isolated vertices
-    grid = gb.generators.grid2d(6, 15)                     # 19 levels
-    er = gb.generators.erdos_renyi(900, nedges=1500, seed=2)
+    kron12 = gb.generators.kronecker(12, seed=3, device="cpu")   # hubs, isolated vertices
+    grid = gb.generators.grid2d(6, 15, device="cpu")              # 19 levels
+    er = gb.generators.erdos_renyi(900, nedges=1500, seed=2, device="cpu")
     # isolated vertices and several components: pad an ER graph with empty rows
     r, c, _ = er.to_coo()
-    iso = gb.Matrix.from_coo(np.asarray(r) * 2, np.asarray(c) * 2, True, 1801, 1801)
+    iso = gb.Matrix.from_coo(np.asarray(r) * 2, np.asarray(c) * 2, True, 1801, 1801,
+                             device="cpu")
     return {"kron12": kron12, "grid": grid, "isolated": iso}
 
 
@@ -239,7 +240,7 @@ def test_algorithms_two_workers(client, name):
 
 @pytest.mark.parametrize("scale", [14])
 def test_bfs_pagerank_kronecker(client, scale):
-    A = gb.generators.kronecker(scale, seed=scale)
+    A = gb.generators.kronecker(scale, seed=scale, device="cpu")
     DA = D(A, client)
     assert bfs(DA, 1).gather().isequal(bfs(A, 1))
     assert pagerank(DA).gather().isclose(pagerank(A), rel_tol=1e-9)
@@ -287,7 +288,7 @@ def test_direction_choice_matches_single_process(client):
 def test_four_workers():
     c = _start(4)
     try:
-        A = gb.generators.kronecker(10, seed=9)
+        A = gb.generators.kronecker(10, seed=9, device="cpu")
         A = A.extract(np.arange(1001), np.arange(1001))       # uneven blocks
         DA = D(A, c)
         assert DA.device.nblocks == 4
@@ -304,7 +305,7 @@ def test_worker_lost_mid_algorithm():
     c = _start(2)
     try:
         n = 4000
-        path = gb.Matrix.from_coo(np.arange(n - 1), np.arange(1, n), True, n, n)
+        path = gb.Matrix.from_coo(np.arange(n - 1), np.arange(1, n), True, n, n, device="cpu")
         DA = D(path, c)
         victim = DA.device.workers[1]
         pid = c.run(os.getpid, workers=[victim])[victim]
