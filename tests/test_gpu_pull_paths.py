@@ -29,6 +29,13 @@ def _graph(seed, dtype):
     return S.tocsr()
 
 
+def _kept(A, kind):
+    """What the GPU pull keeps in A's derived-data cache: ``kind`` "cusparse"
+    (plans) or "heavy_split" (hub-row splits)."""
+    return [v for d in (A._derived or {}).values() if isinstance(d, dict)
+            for k, v in d.items() if isinstance(k, tuple) and k and k[0] == kind]
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("iso", [False, True])
 @pytest.mark.parametrize("which", ["mxv", "vxm"])
@@ -44,7 +51,6 @@ def test_cusparse_pull_matches_scipy(be, dtype, iso, which):
     x = np.random.default_rng(2).random(300).astype(dtype)
     u = gb.Vector.from_dense(x, device="gpu")
     sr = gb.semiring["plus_times"]
-    be.__dict__.pop("_pull_plans", None)
     if which == "mxv":
         w = A.mxv(u, sr, direction="pull")
         ref = S.astype(dtype) @ x
@@ -53,7 +59,7 @@ def test_cusparse_pull_matches_scipy(be, dtype, iso, which):
         w = u.vxm(A, sr, direction="pull")
         ref = S.astype(dtype).T @ x
         rowlen = np.diff(S.tocsc().indptr)
-    assert len(be.__dict__.get("_pull_plans", {})) == 1, "the cuSPARSE pull was not taken"
+    assert len(_kept(A, "cusparse")) == 1, "the cuSPARSE pull was not taken"
     got_i, got_v = (be.to_host(a) for a in w.to_coo())
     assert np.array_equal(got_i, np.flatnonzero(rowlen > 0))     # empty rows: no entry
     np.testing.assert_allclose(got_v, ref[rowlen > 0], rtol=1e-5 if dtype == np.float32 else 1e-12)
@@ -68,13 +74,12 @@ def test_cusparse_pull_rectangular(be, which):
     A = gb.Matrix.from_scipy(S, device="gpu")
     x = rng.random(70 if which == "mxv" else 300)
     u = gb.Vector.from_dense(x, device="gpu")
-    be.__dict__.pop("_pull_plans", None)
     if which == "mxv":
         w, ref, lens = A.mxv(u, "plus_times", direction="pull"), S @ x, np.diff(S.indptr)
     else:
         w, ref, lens = (u.vxm(A, "plus_times", direction="pull"), S.T @ x,
                         np.diff(S.tocsc().indptr))
-    assert len(be.__dict__.get("_pull_plans", {})) == 1
+    assert len(_kept(A, "cusparse")) == 1
     i, v = (be.to_host(a) for a in w.to_coo())
     assert np.array_equal(i, np.flatnonzero(lens > 0))
     np.testing.assert_allclose(v, ref[lens > 0], rtol=1e-12)
@@ -87,11 +92,10 @@ def test_cusparse_pull_not_taken(be):
     x = np.random.default_rng(4).random(300)
     full = gb.Vector.from_dense(x, device="gpu")
     holes = gb.Vector.from_coo(np.arange(0, 300, 3), x[::3], size=300, device="gpu")
-    be.__dict__.pop("_pull_plans", None)
     A.mxv(full, "plus_times", mask=full.S, direction="pull")
     A.mxv(holes, "plus_times", direction="pull")
     A.mxv(full, "min_plus", direction="pull")
-    assert not be.__dict__.get("_pull_plans")
+    assert not _kept(A, "cusparse")
     # and the results still equal SciPy's where the kernels ran
     w = A.mxv(holes, "plus_times", direction="pull")
     xs = np.zeros(300)
@@ -112,7 +116,6 @@ def test_hub_rows_apart_match_cpu(be, monkeypatch, sr, which, holes):
     holes)."""
     monkeypatch.setattr(type(be), "PULL_HEAVY_ROW", 8)
     monkeypatch.setattr(type(be), "CUSPARSE_PULL", False)
-    be.__dict__.pop("_heavy_splits", None)
     K = gb.generators.kronecker(9, seed=4, dtype=float, device="cpu")
     S = K.to_scipy()
     S.data = np.random.default_rng(5).random(S.nnz) + 0.25
@@ -125,7 +128,27 @@ def test_hub_rows_apart_match_cpu(be, monkeypatch, sr, which, holes):
         u = gb.Vector.from_coo(idx, x[idx], size=n, device=dev)
         w = A.mxv(u, sr, direction="pull") if which == "mxv" else u.vxm(A, sr, direction="pull")
         out[dev] = [gb.backend.get(dev).to_host(a) for a in w.to_coo()]
-    split = be.__dict__.get("_heavy_splits", {})
-    assert any(v[1] is not None for v in split.values()), "the hub split was not taken"
+    assert any(v is not None for v in _kept(A, "heavy_split")), "the hub split was not taken"
     assert np.array_equal(out["gpu"][0], out["cpu"][0])
     np.testing.assert_allclose(out["gpu"][1], out["cpu"][1], rtol=1e-12)
+
+
+def test_pull_caches_go_with_the_matrix(be):
+    """The cuSPARSE plan and the hub-row split live in the matrix's cache:
+    once the matrix is gone its device memory is free again (they were kept
+    by the backend before, which held dead graphs' arrays on the GPU)."""
+    import gc
+    import cupy
+    pool = cupy.get_default_memory_pool()
+    gc.collect()
+    before = pool.used_bytes()
+    S = sp.random(4000, 4000, density=0.02, format="csr", random_state=np.random.default_rng(9))
+    A = gb.Matrix.from_scipy(S, device="gpu")
+    u = gb.Vector.from_dense(np.ones(4000), device="gpu")
+    w = u.vxm(A, "plus_times", direction="pull")
+    w = A.mxv(u, "plus_times", direction="pull")
+    assert _kept(A, "cusparse")
+    assert pool.used_bytes() > before + S.nnz * 8
+    del A, u, w
+    gc.collect()
+    assert pool.used_bytes() <= before + 4096

@@ -94,12 +94,14 @@ class MatVecMixin:
                                               n_out, structure_only=structure_only, a_iso=a_iso))
 
     def pull(self, R, x, semiring, allowed, swap, out_dtype, structure_only=True,
-             early_exit=True, complement=False, a_iso=None):
+             early_exit=True, complement=False, a_iso=None, cache=None):
         """Pull for ``mxv``/``vxm`` as a :class:`DenseVectorResult`;
         ``allowed`` a bool array over the output rows (the mask; its
         complement with ``complement``) or None.  Here the allowed rows are
         listed for :meth:`spmv_pull`; a backend whose pull kernel tests the
-        mask itself hands it over unlisted.  ``a_iso`` as for :meth:`push`."""
+        mask itself hands it over unlisted.  ``a_iso`` as for :meth:`push`;
+        ``cache``: a dict that lives as long as R's matrix (or None), where a
+        backend may keep what it derives from R (row splits, library plans)."""
         if allowed is not None:
             allowed = ~allowed if complement else allowed
         rows = None if allowed is None else self.xp.flatnonzero(allowed)

@@ -130,7 +130,7 @@ def _matvec(what, A, u, semiring, mask, accum, replace, out, direction, pull_inp
         src = pull_input if pull_input is not None else u
         T = be.pull(R, src._dense(), semiring, allowed, swap, out_dtype,
                     structure_only=structure_only, early_exit=early_exit, complement=comp,
-                    a_iso=a_iso)
+                    a_iso=a_iso, cache=A._cached(("pull", swap), dict))
     # the kernel applied the mask it was given (mask_first): the output rule
     # trusts it and, with replace or into an empty out, takes T as it is
     return finish(out, T, out_dtype, (n_out,), be, mask, accum, replace, True,

@@ -139,10 +139,9 @@ class GPUBackend(ArrayBackend):
     # thread), so it takes the warp from PULL_WARP_MIN_DEGREE
     PULL_WARP_MIN_DEGREE = 8
     PULL_WARP_MIN_DEGREE_EARLY = 256
-    # the unmasked float (plus, times) pull through cuSPARSE (_cusparse_pull),
-    # and how many matrices' cuSPARSE plans are kept
+    # the unmasked float (plus, times) pull through cuSPARSE (_cusparse_pull;
+    # its plan is kept in the matrix's derived-data cache)
     CUSPARSE_PULL = True
-    CUSPARSE_PULL_PLANS = 2
     # an unmasked pull that does not stop early takes rows longer than this
     # (hubs) by a block each (pull_block) and the rest by the kernel over a
     # row list (0: off); Kronecker 22's hub rows hold up to 163 327 entries
@@ -542,23 +541,26 @@ class GPUBackend(ArrayBackend):
 
     # ------------------------------------------------------------ mxv: pull
     def pull(self, R, x, semiring, allowed, swap, out_dtype, structure_only=True,
-             early_exit=True, complement=False, a_iso=None):
+             early_exit=True, complement=False, a_iso=None, cache=None):
         """The pull kernel tests the dense mask ``allowed`` itself: no row list
         is built, nothing waits on the device; an iso matrix's value is a
         constant of the kernel."""
         return DenseVectorResult(*self.spmv_pull(R, x, semiring, allowed, swap, out_dtype,
                                                  structure_only=structure_only,
                                                  early_exit=early_exit,
-                                                 rows_complement=complement, a_iso=a_iso))
+                                                 rows_complement=complement, a_iso=a_iso,
+                                                 cache=cache))
 
     def spmv_pull(self, R, x, semiring, rows, swap, out_dtype, structure_only=True,
-                  early_exit=True, rows_complement=False, a_iso=None):
+                  early_exit=True, rows_complement=False, a_iso=None, cache=None):
         """As :meth:`ArrayBackend.spmv_pull`; ``rows`` may also be a bool
         array over the rows (a dense mask, left out where it is
         ``rows_complement``), which the kernel tests; ``a_iso``: the value of
-        every stored entry of R when R comes without values (an iso matrix)."""
+        every stored entry of R when R comes without values (an iso matrix);
+        ``cache``: the matrix's dict for the hub-row split and the cuSPARSE
+        plan (None: made for this call only)."""
         done = self._cusparse_pull(R, x, semiring, rows, swap, out_dtype, structure_only,
-                                   a_iso)
+                                   a_iso, cache)
         if done is not None:
             return done
         if not self._kernel_ok(semiring):
@@ -596,7 +598,7 @@ class GPUBackend(ArrayBackend):
         heavy = None
         if rows is None and not stops and self.PULL_HEAVY_ROW and \
                 not (rvals is None and a_iso is not None and ra):
-            split = self._heavy_split(indptr)
+            split = self._heavy_split(indptr, cache)
             if split is not None:               # hub rows apart, the rest listed
                 rows, heavy = split
         if rows is None or has_alw:
@@ -638,35 +640,33 @@ class GPUBackend(ArrayBackend):
         self.last_kernel = ("pull", read_a, early, masked)
         return outv, outp
 
-    def _heavy_split(self, indptr):
+    def _heavy_split(self, indptr, cache=None):
         """(light rows, hub rows) of a CSR structure -- the non-empty rows up
         to ``PULL_HEAVY_ROW`` entries long and the longer ones, int64 lists --
-        or None when there is no hub row.  One device read the first time,
-        then kept for the last few structures (the indptr array held, so its
-        identity names it)."""
-        cache = self.__dict__.setdefault("_heavy_splits", {})
-        hit = cache.get(id(indptr))
-        if hit is not None and hit[0] is indptr:
-            return hit[1]
+        or None when there is no hub row.  One device read; kept in the
+        matrix's ``cache`` (dropped with the matrix or when it changes)."""
+        key = ("heavy_split", indptr.data.ptr, indptr.shape[0])
+        if cache is not None and key in cache:
+            return cache[key]
         lens = indptr[1:].astype(np.int64) - indptr[:-1].astype(np.int64)
         big = lens > self.PULL_HEAVY_ROW
         split = None
         if bool(big.any()):
             split = (cupy.flatnonzero((lens > 0) & ~big), cupy.flatnonzero(big))
-        cache[id(indptr)] = (indptr, split)
-        while len(cache) > 4:
-            cache.pop(next(iter(cache)))
+        if cache is not None:
+            cache[key] = split
         return split
 
-    def _cusparse_pull(self, R, x, semiring, rows, swap, out_dtype, structure_only, a_iso):
+    def _cusparse_pull(self, R, x, semiring, rows, swap, out_dtype, structure_only, a_iso,
+                       cache=None):
         """The unmasked pull of a (plus, times) or (plus, x-only projection)
         product in float32/float64 over a vector with every entry present --
         PageRank's iteration -- by cuSPARSE's SpMV, whose load balance holds
         on power-law rows where the warp-per-row kernel waits on a hub.
         Returns (outv, outp) or None when the case does not apply.  The
         cuSPARSE plan (the matrix descriptor, the work buffer and, for an
-        iso matrix or a projection, a value array) is kept for the last few
-        matrices (``CUSPARSE_PULL_PLANS``); it holds their arrays alive."""
+        iso matrix or a projection, a value array) is kept in the matrix's
+        ``cache``, so it goes with the matrix (None: made for this call)."""
         if not self.CUSPARSE_PULL or rows is not None or not structure_only:
             return None
         mult, mon = semiring.mult, semiring.monoid
@@ -695,10 +695,9 @@ class GPUBackend(ArrayBackend):
         else:
             return None
         nrows, ncols = indptr.shape[0] - 1, xvals.shape[0]
-        key = (indptr.data.ptr, indices.data.ptr, nrows, ncols, indices.shape[0], out_dtype,
-               tag, value.data.ptr if tag == "vals" else float(value))
-        plans = self.__dict__.setdefault("_pull_plans", {})
-        plan = plans.pop(key, None)
+        key = ("cusparse", indptr.data.ptr, indices.data.ptr, nrows, ncols, indices.shape[0],
+               out_dtype, tag, value.data.ptr if tag == "vals" else float(value))
+        plan = None if cache is None else cache.get(key)
         if plan is None:
             from .krylov import _SpMV
             data = value if tag == "vals" else cupy.full(indices.shape[0], value,
@@ -710,9 +709,8 @@ class GPUBackend(ArrayBackend):
             if run is None:
                 return None
             plan = (A, run, has)
-        plans[key] = plan                                # most recent last
-        while len(plans) > self.CUSPARSE_PULL_PLANS:
-            plans.pop(next(iter(plans)))
+            if cache is not None:
+                cache[key] = plan
         _, run, has = plan
         with _OOM("the pull SpMV output", nrows):
             outv = cupy.empty(nrows, dtype=out_dtype)
