@@ -75,26 +75,28 @@ def test_bad_input_still_refused(device):
     assert v.size == 0 and v.nvals == 0
 
 
-@given(size=st.integers(1, 60), m=st.integers(0, 200), op=st.sampled_from(["min", "max", "plus"]),
-       dt=st.sampled_from(INTS), seed=st.integers(0, 2**32 - 1))
-@settings(max_examples=60, deadline=None)
-def test_against_reference_cpu(size, m, op, dt, seed):
+CASES = dict(size=st.integers(1, 60), m=st.integers(0, 200),
+             op=st.sampled_from(["min", "max", "plus"]), dt=st.sampled_from(INTS),
+             seed=st.integers(0, 2**32 - 1))
+
+
+def random_case(size, m, op, dt, seed, device):
     rng = np.random.default_rng(seed)
     info = np.iinfo(dt)
     idx = rng.integers(0, size, m)
     vals = rng.integers(info.min, int(info.max) + 1, m, dtype=np.int64 if info.min < 0
                         else np.uint64).astype(dt)
-    check(idx, vals, size, op, dt, "cpu")
+    check(idx, vals, size, op, dt, device)
+
+
+@given(**CASES)
+@settings(max_examples=60, deadline=None)
+def test_against_reference_cpu(size, m, op, dt, seed):
+    random_case(size, m, op, dt, seed, "cpu")
 
 
 @pytest.mark.gpu
-@given(size=st.integers(1, 60), m=st.integers(0, 200), op=st.sampled_from(["min", "max", "plus"]),
-       dt=st.sampled_from(INTS), seed=st.integers(0, 2**32 - 1))
+@given(**CASES)
 @settings(max_examples=30, deadline=None)
 def test_against_reference_gpu(size, m, op, dt, seed):
-    rng = np.random.default_rng(seed)
-    info = np.iinfo(dt)
-    idx = rng.integers(0, size, m)
-    vals = rng.integers(info.min, int(info.max) + 1, m, dtype=np.int64 if info.min < 0
-                        else np.uint64).astype(dt)
-    check(idx, vals, size, op, dt, "gpu")
+    random_case(size, m, op, dt, seed, "gpu")
