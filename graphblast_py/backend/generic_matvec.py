@@ -50,11 +50,18 @@ class MatVecMixin:
         """The number of stored entries in the rows of ``indptr`` that the
         frontier ``x`` (a vector's stored content, see ``Vector._view``)
         selects, or None where counting would cost more than it saves (a
-        dense frontier; a device read)."""
-        if not isinstance(x, SparseResult):
-            return None
-        idx = x.keys
-        return int((indptr[idx + 1] - indptr[idx]).sum()) if idx.shape[0] else 0
+        device read).  A dense frontier is counted over its presence (one
+        pass over the rows, as push's own scan of a dense frontier): the
+        mean-degree guess it replaces undercounts a frontier next to a hub,
+        and a gathered frontier (graphblast_py.dist) arrives dense."""
+        if isinstance(x, SparseResult):
+            idx = x.keys
+            return int((indptr[idx + 1] - indptr[idx]).sum()) if idx.shape[0] else 0
+        pres = x.present
+        if pres is None:
+            return int(indptr[-1] - indptr[0])
+        lens = indptr[1:] - indptr[:-1]
+        return int(lens[pres].sum())
 
     def max_row_length(self, indptr):
         """The longest row of a CSR (0 for none): one device read."""

@@ -153,10 +153,11 @@ class Layout:
         """Send one block's data (a tuple of arrays) to its worker; a future."""
         return self.client.scatter([data], workers=[self.workers[b]], hash=False)[0]
 
-    def exchange(self, v, step):
+    def exchange(self, v, step, values=True):
         """What every block's task needs to assemble the whole of the
         distributed vector ``v``: the futures of its blocks' exports (Dask
-        moves their arrays worker to worker)."""
+        moves their arrays worker to worker; ``values`` is for the SPMD
+        layout, which can leave them out)."""
         from . import _blocks as B
         return self.map(f"{step}-gather", B.export, lambda b: (v._blocks[b], self.offsets[b]))
 

@@ -510,8 +510,8 @@ def _from_coo_parts(data):
     return B.matrix_from_coo(nrows, ncols, dtype, r, c, v, iso)
 
 
-def _exports(v, step):
-    return v._layout.exchange(v, step)
+def _exports(v, step, values=True):
+    return v._layout.exchange(v, step, values)
 
 
 def _blockwise(x, step, args, kwargs, mutate, per_block=None, out=None):
@@ -674,7 +674,8 @@ def _matvec(kind, A, u, semiring, mask, accum, replace, out, kwargs):
     dt = _checked(("mv", kind, A, u, sr), stand_in)
     M = A._rows if kind == "mxv" else A._column_blocks()
     lay = A._layout.for_size(n_out)
-    parts = _exports(u, kind)
+    # the product reads u's values unless its multiply ignores that operand
+    parts = _exports(u, kind, sr.mult.reads_x if kind == "vxm" else sr.mult.reads_y)
     offs = u._layout.offsets
     psr = _portable(sr, kind)
     kw = dict(kwargs, accum=_portable(accum, kind), replace=replace)

@@ -237,42 +237,49 @@ class SpmdLayout(Layout):
                           rows=[blk if b == lay.rank else _THERE for b in range(lay.nblocks)])
 
     # ------------------------------------------------------------ the input vector
-    def exchange(self, v, step):
+    def exchange(self, v, step, values=True):
         """The whole of ``v`` assembled on this rank's device from every
         rank's block: a header all-gather (form, entries sent, count), then
-        one all-gather of the entries (all blocks sparse: indices and values;
-        else dense values and, unless every block is full, presence)."""
+        one all-gather of the entries (all blocks sparse and the whole
+        sparse: indices and values; else dense values and, unless every block
+        is full, presence).  ``values=False`` (a product that reads only
+        where ``v`` has entries): the values are not sent and read as zero;
+        a full ``v`` then needs no second all-gather at all."""
         be, xp, me = self._be, self._be.xp, self.rank
         blk = v._blocks[me]
         form, a, b_, count = B.export(blk, self.offsets[me], host=False)
         dt = np.dtype(v.dtype)
-        isz = dt.itemsize
+        isz = dt.itemsize if values else 0
         nb = self.block_size(me)
         head = np.array([form == "d", a.shape[0] if form == "s" else nb, count,
                          (b_ is None) if form == "d" else a.shape[0] == nb], np.int64)
         H = self._allgather_host(head)
         out = _local_vector(dt, v.size, self.block_device)
+        p8 = lambda n: -(-n // 8) * 8                     # noqa: E731 - aligned widths
         from ..vector import DENSE_FRACTION
         if not H[:, 0].any() and H[:, 1].sum() < DENSE_FRACTION * v.size:
-            # every block sparse and the whole sparse: indices and values
+            # every block sparse and the whole sparse: indices (and values)
             m = int(H[:, 1].max())
-            width = m * 8 + -(-m * isz // 8) * 8
-            buf = xp.zeros(width, np.uint8)
+            buf = xp.zeros(m * 8 + p8(m * isz), np.uint8)
             k = a.shape[0]
             if k:
                 buf[:k * 8] = xp.ascontiguousarray(a.astype(np.int64, copy=False)).view(np.uint8)
-                buf[m * 8:m * 8 + k * isz] = xp.ascontiguousarray(b_).view(np.uint8)
+                if values:
+                    buf[m * 8:m * 8 + k * isz] = xp.ascontiguousarray(b_).view(np.uint8)
             R = self.comm.allgather(buf)
             cnt = [int(c) for c in H[:, 1]]
             idx = xp.concatenate([R[r, :cnt[r] * 8].view(np.int64) for r in range(len(cnt))])
             vals = xp.concatenate([R[r, m * 8:m * 8 + cnt[r] * isz].view(dt)
-                                   for r in range(len(cnt))])
+                                   for r in range(len(cnt))]) if values else \
+                xp.zeros(idx.shape[0], dt)
             out._set_sparse(idx, vals)
             return (B.ASSEMBLED, out)
         full = bool(H[:, 3].all())
-        mb = max(self.block_size(r) for r in range(self.nblocks))
-        vw = -(-mb * isz // 8) * 8
-        width = vw + (0 if full else -(-mb // 8) * 8)
+        sizes = [self.block_size(r) for r in range(self.nblocks)]
+        bound = int(H[:, 2].sum())
+        if full and not values:             # every position present, no value read
+            out._set_dense(xp.zeros(v.size, dt), None, bound=bound)
+            return (B.ASSEMBLED, out)
         if form == "d":
             vals, pres = a, b_
         else:                                      # this block sparse, another dense
@@ -281,26 +288,29 @@ class SpmdLayout(Layout):
             vals[loc] = b_
             pres = xp.zeros(nb, bool)
             pres[loc] = True
-        sizes = [self.block_size(r) for r in range(self.nblocks)]
-        even = full and vw == nb * isz and all(z == nb for z in sizes)
+        mb = max(sizes)
+        vw = p8(mb * isz)
+        even = values and full and vw == nb * isz and all(z == nb for z in sizes)
         if even:            # equal blocks, no padding: send the values as they are
             buf = xp.ascontiguousarray(vals.astype(dt, copy=False)).view(np.uint8)
         else:
-            buf = xp.zeros(width, np.uint8)
+            buf = xp.zeros(vw + (0 if full else p8(mb)), np.uint8)
             if nb:
-                buf[:nb * isz] = xp.ascontiguousarray(vals.astype(dt, copy=False)).view(
-                    np.uint8)
+                if values:
+                    buf[:nb * isz] = xp.ascontiguousarray(vals.astype(dt, copy=False)).view(
+                        np.uint8)
                 if not full:
-                    p8 = xp.ones(nb, bool) if pres is None else pres
-                    buf[vw:vw + nb] = p8.view(np.uint8)
+                    buf[vw:vw + nb] = (xp.ones(nb, bool) if pres is None else pres).view(
+                        np.uint8)
         R = self.comm.allgather(buf)
         if even:            # the gathered rows are the whole vector already
-            out._set_dense(R.reshape(-1).view(dt), None, bound=int(H[:, 2].sum()))
+            out._set_dense(R.reshape(-1).view(dt), None, bound=bound)
             return (B.ASSEMBLED, out)
-        vals = xp.concatenate([R[r, :sizes[r] * isz].view(dt) for r in range(len(sizes))])
+        vals = xp.concatenate([R[r, :sizes[r] * isz].view(dt) for r in range(len(sizes))]) \
+            if values else xp.zeros(v.size, dt)
         pres = None if full else xp.concatenate([R[r, vw:vw + sizes[r]].view(bool)
                                                 for r in range(len(sizes))])
-        out._set_dense(vals, pres, bound=int(H[:, 2].sum()))
+        out._set_dense(vals, pres, bound=bound)
         return (B.ASSEMBLED, out)
 
 
