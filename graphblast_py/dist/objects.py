@@ -356,6 +356,24 @@ class DistMatrix(_Dist, Matrix):
     def _blocks_of(self, b):
         return self._rows[b]
 
+    def _cached(self, key, build):
+        """As ``Matrix._cached``.  Inside gb.dist.run a plain value (the
+        symmetry check's answer) is kept with this worker's row block, which
+        outlives the run's DistMatrix: the next run on the same matrix finds
+        it (every worker computed and keeps the same value, so all of them
+        skip the collective build alike)."""
+        lay = self._layout
+        if not getattr(lay, "spmd", False):
+            return Matrix._cached(self, key, build)
+        blk = self._rows[lay.rank]
+        store = blk._cached(("dist", self.nrows, self.ncols), dict)
+        if key in store:
+            return store[key]
+        value = Matrix._cached(self, key, build)
+        if value is None or isinstance(value, (bool, int, float, str)):
+            store[key] = value
+        return value
+
     # ------------------------------------------------------------ construction
     @classmethod
     def from_matrix(cls, M, layout):

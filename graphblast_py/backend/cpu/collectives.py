@@ -7,6 +7,7 @@ returns the stacked buffers to everyone (two messages per rank and call).
 :class:`SelfComm` is the one-rank case.  The GPU counterpart is
 :mod:`graphblast_py.backend.gpu.collectives` (NCCL).
 """
+import os
 import secrets
 import threading
 
@@ -35,6 +36,20 @@ class SelfComm:
         pass
 
 
+def _no_delay(conn):
+    """TCP_NODELAY on a connection's socket: ``send_bytes`` writes a length
+    header and then the payload, and with Nagle's algorithm the second write
+    waits for the peer's delayed ACK (up to 40 ms per collective)."""
+    import socket
+    s = socket.socket(fileno=os.dup(conn.fileno()))
+    try:
+        if s.family in (socket.AF_INET, socket.AF_INET6):
+            s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    finally:
+        s.close()
+    return conn
+
+
 class SocketListener:
     """Rank 0's side of the setup: listens and accepts ``size - 1`` peers in a
     thread (so that the peers can connect while the setup call returns)."""
@@ -53,7 +68,7 @@ class SocketListener:
     def _accept(self):
         try:
             for _ in range(self.size - 1):
-                conn = self.listener.accept()
+                conn = _no_delay(self.listener.accept())
                 self.peers[conn.recv()] = conn
         except Exception as e:          # reported by comm()
             self.error = e
@@ -70,7 +85,7 @@ class SocketListener:
 def connect(address, authkey, rank, size):
     """A peer's side of the setup: connect to rank 0 and say who it is."""
     from multiprocessing.connection import Client
-    conn = Client(address, authkey=authkey)
+    conn = _no_delay(Client(address, authkey=authkey))
     conn.send(rank)
     return SocketComm(rank, size, {0: conn})
 
