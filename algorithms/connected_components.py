@@ -18,11 +18,19 @@ of each final tree is its smallest vertex.  One iteration:
     gf        = f(f)                               extract
     until gf does not change
 
-The scatter-min of the stochastic hooking, hook(p) = min over the u with
-f(u) = p of mngf(u), is ``Vector.from_coo(f, mngf, dup_op=min)``: one
-unsorted scatter (atomic min on the GPU), then min into f.
+f, gf and mngf are full (an entry at every vertex), so their values are
+read as dense arrays (``to_dense``: no index array is built).  The
+stochastic hooking is a scatter-min,
 
-Complexity: O(m + n log n) per iteration, O(log n) iterations in practice.
+    hook(p)   = min { mngf(u) : f(u) = p }         Vector.from_coo(f, mngf, dup_op=min)
+    f         = min(f, hook)                       ewise_add
+
+a build whose duplicates the framework combines by one unsorted scatter
+(an atomic min per vertex on the GPU, one loop on the CPU): no sort and no
+n x n matrix.  All three hookings only lower f and read the f of the
+iteration's start, so their order does not matter.
+
+Complexity: O(m + n) per iteration, O(log n) iterations in practice.
 """
 from graphblast_py import Vector, binary, dtypes, indexunary, semiring
 from graphblast_py.hints import GraphLike
@@ -41,13 +49,12 @@ def connected_components(A: GraphLike) -> Vector:
     while True:
         mngf = gf.dup()
         A.mxv(gf, semiring.min_second, accum=binary.min, out=mngf)
-        _, parents = f.to_coo()
-        hook = Vector.from_coo(parents, mngf.to_coo()[1], n, dup_op=binary.min,
+        hook = Vector.from_coo(f.to_dense(), mngf.to_dense(), n, dup_op=binary.min,
                                device=A.device)                      # min over f(u) = p
         f.ewise_add(hook, binary.min, out=f)                         # stochastic hooking
         f.ewise_add(mngf, binary.min, out=f)                         # aggressive hooking
         f.ewise_add(gf, binary.min, out=f)                           # shortcutting
-        gf_new = f.extract(f.to_coo()[1])
+        gf_new = f.extract(f.to_dense())
         if gf_new.isequal(gf):
             return f
         gf = gf_new

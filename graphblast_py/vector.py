@@ -209,12 +209,26 @@ class Vector:
 
         ``values`` may be a scalar (every entry equal).  ``size`` defaults to
         ``max(indices) + 1``.  Duplicate indices raise :class:`InvalidValue`
-        unless ``dup_op`` (a BinaryOp or its name) combines them.  With
-        ``dup_op`` min, max or plus, an integer result type and at least
-        ``DENSE_FRACTION`` (1/16) of ``size`` entries, the duplicates are
-        combined by one unsorted scatter (NumPy ``ufunc.at``; atomics on the
-        GPU) into a dense vector instead of a sort: the same entries and
-        values.
+        unless ``dup_op`` (a BinaryOp or its name) combines them, left to
+        right in input order.
+
+        With at least ``DENSE_FRACTION`` (1/16) of ``size`` entries and one of
+        these duplicate operators, the build takes no sort: one unsorted
+        scatter (a numba loop on the CPU, one kernel of atomics on the GPU)
+        combines the duplicates into a dense vector (values and presence):
+
+        * ``min``, ``max``, ``plus`` on integer types (plus wraps, as the
+          sorted sum does);
+        * ``min``, ``max``, ``land``, ``lor``, ``plus`` on bool (and / or);
+        * ``min``, ``max`` on floats (fmin/fmax: a NaN loses and only
+          all-NaN values give NaN, so the order does not matter; which zero
+          ``min(-0.0, 0.0)`` gives may differ).
+
+        The result has the same entries and values as the sort path.  Every
+        other operator (times, first, second, any, minus, user-defined ...),
+        a float ``plus`` (its rounding depends on the order of the additions)
+        and fewer entries take the sort path.  Bad input raises the same
+        errors either way, before anything is built.
         """
         from .indexing import coo_arrays
         if getattr(device, "dist_vector_type", None) is not None:     # graphblast_py.dist
@@ -232,13 +246,13 @@ class Vector:
         if idx.shape[0] == 0:
             return v
         dup = _dup_op(dup_op)
-        if dup is not None and dup.name in be.SCATTER_OPS and dtype.kind in "iu" and \
-                vals.dtype.kind in "iub" and idx.shape[0] >= DENSE_FRACTION * size:
-            # many entries, an integer min / max / plus: one scatter, no sort
-            got = be.scatter_reduce(idx, be.cast(vals, dtype), size, dup.name)
-            if got is not None:
-                v._set_dense(got[0], got[1], bound=min(size, idx.shape[0]))
-                return v
+        kind = be.scatter_kind(dup, dtype)
+        if kind is not None and idx.shape[0] >= DENSE_FRACTION * size:
+            # many entries and a duplicate operator the backend combines
+            # exactly in any order: one unsorted scatter into a dense vector
+            got_vals, got_pres = be.scatter_reduce(idx, be.cast(vals, dtype), size, kind)
+            v._set_dense(got_vals, got_pres, bound=min(size, idx.shape[0]))
+            return v
         keys, vals, dup_at = be.coo_to_sorted(idx, be.zeros(idx.shape[0], np.int64), 1, vals, dup)
         if dup_at is not None:
             raise InvalidValue(f"Vector.from_coo: index {dup_at} appears more than once; pass "

@@ -88,34 +88,69 @@ class ArrayBackend(SparseMixin, EwiseMixin, ReduceMixin, MatVecMixin, SpgemmMixi
     def cast(self, a, dtype):
         return a if a.dtype == dtype else a.astype(dtype)
 
-    #: the duplicate operators :meth:`scatter_reduce` combines without sorting
-    SCATTER_OPS = ("min", "max", "plus")
+    #: the duplicate operators :meth:`scatter_reduce` may combine without sorting
+    #: (see :meth:`scatter_kind` for which result types)
+    SCATTER_OPS = ("min", "max", "plus", "lor", "land")
+
+    @staticmethod
+    def scatter_kind(op, dtype):
+        """The scatter (``"min"``, ``"max"`` or ``"plus"``) that gives exactly
+        what the sort path gives for duplicate operator ``op`` (a BinaryOp)
+        in result type ``dtype``, in any order of the duplicates; None where
+        there is none (the caller sorts).
+
+        * integers: min, max, plus (plus wraps as the sort path's sum does:
+          two's complement addition is exact in any order);
+        * bool: min and land are "and" (min), max, lor and plus are "or" (max);
+        * floats: min and max (``fmin``/``fmax``: a NaN loses, only all-NaN
+          gives NaN, in any order; which zero ``min(-0.0, 0.0)`` gives may
+          differ, as docs/operations.md allows).  A float plus depends on the
+          order of the additions, so it keeps the sort path."""
+        if op is None or op.is_user or op.name not in ArrayBackend.SCATTER_OPS:
+            return None
+        kind = np.dtype(dtype).kind
+        name = op.name
+        if kind == "b":
+            return "min" if name in ("min", "land") else "max"
+        if name in ("lor", "land"):
+            return None
+        if kind in "iu" or (kind == "f" and name != "plus"):
+            return name
+        return None
+
+    @staticmethod
+    def _scatter_fill(dt, op):
+        """The start value of every position of a scatter: the identity of
+        ``op`` in ``dt``, except NaN for a float min/max (``fmin(NaN, v) = v``
+        for every v, and a position whose values are all NaN stays NaN)."""
+        dt = np.dtype(dt)
+        if op == "plus":
+            return dt.type(0)
+        if dt.kind == "b":
+            return op == "min"
+        if dt.kind == "f":
+            return dt.type(np.nan)
+        info = np.iinfo(dt)
+        return dt.type(info.max if op == "min" else info.min)
 
     def scatter_reduce(self, idx, vals, size, op):
         """Dense ``(values, presence)`` of length ``size``: ``values[i]`` is
-        ``op`` (``"min"``, ``"max"`` or ``"plus"``) over the ``vals[k]`` with
-        ``idx[k] == i``, presence where some ``idx[k] == i``; integer ``vals``
-        (exact in any order: plus wraps as the sort path's does); ``idx`` in
-        range.  An unsorted scatter (``ufunc.at``), no sort.  None where the
-        backend has no scatter for this type (the caller sorts instead)."""
-        out = self.xp.full(size, self._scatter_identity(vals.dtype, op), dtype=vals.dtype)
-        out = self._scatter_at(op, out, idx, vals)
-        if out is None:
-            return None
-        pres = self.xp.zeros(size, dtype=bool)
+        ``op`` (``"min"``, ``"max"`` or ``"plus"``, as :meth:`scatter_kind`
+        chose it for ``vals.dtype``) over the ``vals[k]`` with ``idx[k] ==
+        i``, presence where some ``idx[k] == i`` (positions without one hold
+        the fill).  ``idx``: int64, every one in ``[0, size)`` (checked by the
+        caller).  An unsorted scatter, no sort.  This generic form uses
+        ``ufunc.at``; the CPU backend runs one numba loop, the GPU backend
+        one atomic kernel."""
+        xp = self.xp
+        out = xp.full(size, self._scatter_fill(vals.dtype, op), dtype=vals.dtype)
+        uf = {"min": xp.fmin, "max": xp.fmax, "plus": xp.add}[op]
+        if vals.dtype.kind == "b":
+            uf = xp.logical_and if op == "min" else xp.logical_or
+        uf.at(out, idx, vals)
+        pres = xp.zeros(size, dtype=bool)
         pres[idx] = True
         return out, pres
-
-    @staticmethod
-    def _scatter_identity(dt, op):
-        if op == "plus":
-            return 0
-        info = np.iinfo(dt)
-        return info.max if op == "min" else info.min
-
-    def _scatter_at(self, op, out, idx, vals):
-        {"min": np.minimum, "max": np.maximum, "plus": np.add}[op].at(out, idx, vals)
-        return out
 
     def check_alloc(self, nbytes, what):
         """Refuse absurd allocations before trying them."""

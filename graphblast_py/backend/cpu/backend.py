@@ -303,6 +303,22 @@ class CPUBackend(ArrayBackend):
         run(vals, starts.astype(np.int64), out)
         return out
 
+    def scatter_reduce(self, idx, vals, size, op):
+        """One numba pass over the entries (``kernels.scatter_reduce``): each
+        position's values folded left to right with the monoid's own loop
+        operator (min/max: fmin/fmax; bool: land/lor), presence set on the
+        way; positions without an entry hold 0.  No sort, no fill pass."""
+        from ...operators import monoid as M
+        if vals.dtype.kind == "b":
+            code = M.land.opcode if op == "min" else M.lor.opcode
+        else:
+            code = {"min": M.min, "max": M.max, "plus": M.plus}[op].opcode
+        out = np.zeros(size, dtype=vals.dtype)
+        pres = np.zeros(size, dtype=bool)
+        _kernels().scatter_reduce(np.ascontiguousarray(idx, dtype=np.int64),
+                                  np.ascontiguousarray(vals), code, out, pres)
+        return out, pres
+
     def expand(self, counts):
         counts = counts.astype(np.int64, copy=False)
         seg = np.repeat(np.arange(counts.shape[0], dtype=np.int64), counts)

@@ -288,6 +288,23 @@ def dot_serial(ai, aj, av, read_a, bi, bj, bv, read_b, mrows, mcols, addop, mult
                    term, has_term, is_any, outv, outp)
 
 
+@njit(cache=True)
+def scatter_reduce(idx, vals, addop, out, pres):
+    """``out[idx[k]] = add(out[idx[k]], vals[k])`` for k in order, the first
+    value of a position taken as it is (``pres`` False there until then):
+    the left-to-right fold of each position's values, as the sort path's
+    stable sort and segmented reduction computes it, in one pass over the
+    entries and without a sort.  ``idx`` in ``[0, out.shape[0])`` (checked
+    by the caller)."""
+    for k in range(idx.shape[0]):
+        i = idx[k]
+        if pres[i]:
+            out[i] = _add(addop, out[i], vals[k])
+        else:
+            out[i] = vals[k]
+            pres[i] = True
+
+
 def compile_segment_reduce(f):
     """A segmented reduction with a user operator (jitted ``f``)."""
     @njit

@@ -258,22 +258,32 @@ class GPUBackend(ArrayBackend):
     _MERGE = {}
 
 
-    def _scatter_at(self, op, out, idx, vals):
-        """cupyx's atomic scatters (atomicMin / atomicMax / atomicAdd per
-        entry); one kernel, no sort.  8- and 16-bit types work in 32 bits
-        (the atomics' narrowest; min and max are exact there, and a sum cast
-        back wraps as the narrow sum does); None for a type cupyx refuses."""
-        import cupyx
-        fn = {"min": cupyx.scatter_min, "max": cupyx.scatter_max,
-              "plus": cupyx.scatter_add}[op]
-        dt = out.dtype
-        wide = np.dtype(np.int32 if dt.kind == "i" else np.uint32) if dt.itemsize < 4 else dt
-        work = out.astype(wide) if wide != dt else out
-        try:
-            fn(work, idx, vals.astype(wide, copy=False))
-        except (TypeError, NotImplementedError):
-            return None
-        return work.astype(dt) if wide != dt else work
+    def scatter_reduce(self, idx, vals, size, op):
+        """One kernel (``kernels.scatter_reduce``): every entry combined into
+        its position by an atomic (atomicMin / atomicMax / atomicAdd; a float
+        min/max by a compare-and-swap loop over fmin/fmax) into the fill
+        (``_scatter_fill``: the identity, NaN for a float min/max), presence
+        set in the same pass; no sort, no host synchronisation.  Types of 1
+        and 2 bytes and bool work in 32 bits (the atomics' narrowest): min and
+        max are exact there, a sum cast back wraps as the narrow sum does,
+        bool min/max are and/or of 0/1."""
+        from ...operators import binary
+        dt = vals.dtype
+        if dt.itemsize < 4:
+            wide = np.dtype(np.int32 if dt.kind == "i" else np.uint32)
+        else:
+            wide = dt
+        with _OOM("a scatter-reduce", size):
+            out = cupy.full(size, wide.type(self._scatter_fill(dt, op)), dtype=wide)
+            pres = cupy.zeros(size, dtype=bool)
+        n = idx.shape[0]
+        if n:
+            fn = self._fn(("scatter", op, wide),
+                          lambda: K.scatter_source(getattr(binary, op), wide), "scatter_reduce")
+            fn(_grid_capped(n), (K.BLOCK,),
+               (_c(idx.astype(np.int64, copy=False)), _c(vals.astype(wide, copy=False)),
+                np.int64(n), out, pres))
+        return (out.astype(dt) if wide != dt else out), pres
 
     def masked_merge(self, m, z, zp, c, cp):
         """One elementwise kernel for ``(where(m, z, c), where(m, zp, cp))``

@@ -794,6 +794,35 @@ def segatomic_source(op, t):
     return (_COMMON + _typedefs(TOUT=t) + _add_fn(op) + _atomic_fn(op, t) + _SEG_ATOMIC)
 
 
+# ---------------------------------------------------------------- scatter-reduce
+# Vector.from_coo with a duplicate operator (min / max / plus): every entry
+# combined into its position by one atomic (``atomic_combine``: a native
+# atomicMin / atomicMax / atomicAdd, for float min/max a compare-and-swap loop
+# over add_op = fmin/fmax) into ``out``, pre-filled with the identity (NaN for
+# a float min/max); its presence set on the way (every writer writes true).
+# Grid-stride over the entries; no sort.  Types of 4 and 8 bytes only (the
+# backend widens 1- and 2-byte ones and bool to 32 bits).
+_SCATTER = r"""
+extern "C" __global__ void scatter_reduce(const i64* __restrict__ idx,
+                                          const TOUT* __restrict__ vals, i64 n,
+                                          TOUT* __restrict__ out, bool* __restrict__ pres)
+{
+    i64 stride = (i64)gridDim.x * blockDim.x;
+    for (i64 k = (i64)blockIdx.x * blockDim.x + threadIdx.x; k < n; k += stride) {
+        i64 i = idx[k];
+        atomic_combine(out + i, vals[k]);
+        pres[i] = true;
+    }
+}
+"""
+
+
+def scatter_source(op, t):
+    """``scatter_reduce`` for BinaryOp ``op`` (min, max or plus) in type ``t``
+    (4 or 8 bytes: :func:`atomic_ok`)."""
+    return _COMMON + _typedefs(TOUT=t) + _add_fn(op) + _atomic_fn(op, t) + _SCATTER
+
+
 # ---------------------------------------------------------------- counting
 _COUNT = r"""
 // number of true entries of a bool array: grid-stride partial counts, a warp
