@@ -107,7 +107,7 @@ def baseline(scale, seed, iters, repeats, do_cc):
         connected_components(A)
         tc, cc = _timed(lambda: connected_components(A), repeats, dev)
         out["cc"], out["labels"] = tc, np.asarray(cc.to("cpu").to_dense())
-    del A, deg
+    A = deg = None                                            # freed before the next scale
     _release()
     return out
 

@@ -31,7 +31,7 @@ import numpy as np
 from ..device import backend_for
 from ..errors import GraphBLASError, InvalidValue
 from . import _blocks as B
-from .layout import Layout, NotDistributed, POLL_S
+from .layout import Layout, POLL_S
 
 #: this worker process's communicators, by layout key
 _COMMS = {}
@@ -245,7 +245,7 @@ class SpmdLayout(Layout):
         is full, presence).  ``values=False`` (a product that reads only
         where ``v`` has entries): the values are not sent and read as zero;
         a full ``v`` then needs no second all-gather at all."""
-        be, xp, me = self._be, self._be.xp, self.rank
+        xp, me = self._be.xp, self.rank
         blk = v._blocks[me]
         form, a, b_, count = B.export(blk, self.offsets[me], host=False)
         dt = np.dtype(v.dtype)
