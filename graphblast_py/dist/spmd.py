@@ -363,12 +363,6 @@ def _block_device():
     return B.BLOCK_DEVICE
 
 
-def _drop_comm(key):
-    c = _COMMS.pop(key, None)
-    if c is not None:
-        c.close()
-
-
 def communicator(layout):
     """Set up (once per layout's workers) the communicator that :func:`run`
     uses; returns ``(key, kind, block device)``."""
