@@ -1,7 +1,15 @@
-"""Vector.from_coo with dup_op min / max / plus on integer types: the
-unsorted scatter path (NumPy ufunc.at on the CPU, atomics on the GPU) against
-a pure-Python reference (a dict folded entry by entry), and against the sort
-path it replaces; what connected components' hooking relies on."""
+"""Vector.from_coo with a duplicate operator that takes the unsorted scatter
+(min / max / plus on integers, min / max on floats, and / or on bool; a numba
+loop on the CPU, one kernel of atomics on the GPU) against a pure-Python
+reference (a dict folded entry by entry), a dense NumPy model (``ufunc.at``
+into a dense array plus a presence array), and the sort path it replaces (the
+same entries in a vector big enough that the build sorts); what connected
+components' hooking relies on.
+
+NaN: min/max are fmin/fmax on every path (docs/operations.md), so a NaN loses
+and a position whose values are all NaN is NaN.  Zeros: which of -0.0 / 0.0
+``min(-0.0, 0.0)`` gives may differ between paths (docs/operations.md), so
+zeros are compared by value, not sign."""
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -100,3 +108,246 @@ def test_against_reference_cpu(size, m, op, dt, seed):
 @settings(max_examples=30, deadline=None)
 def test_against_reference_gpu(size, m, op, dt, seed):
     random_case(size, m, op, dt, seed, "gpu")
+
+
+# ---------------------------------------------------------------- every type,
+# against a dense NumPy model and the sort path
+
+ALL = INTS + [np.float32, np.float64, np.bool_]
+
+
+def fast_kind(op, dt):
+    """Whether the build takes the scatter (the documented table)."""
+    k = np.dtype(dt).kind
+    if k == "b":
+        return op in ("min", "max", "plus", "lor", "land")
+    if k == "f":
+        return op in ("min", "max")
+    return op in ("min", "max", "plus")
+
+
+def dense_model(idx, vals, size, op, dt):
+    """``ufunc.at`` into a dense array and a presence array: values where
+    present (the fold order of min/max/and/or does not change the result;
+    integer add wraps in the type, as NumPy's does)."""
+    dt = np.dtype(dt)
+    vals = np.asarray(vals, dtype=dt)
+    pres = np.zeros(size, dtype=bool)
+    pres[np.asarray(idx, dtype=np.int64)] = True
+    if dt.kind == "b":
+        uf = np.logical_and if op in ("min", "land") else np.logical_or
+        out = np.full(size, op in ("min", "land"), dtype=bool)
+    elif dt.kind == "f":
+        uf = {"min": np.fmin, "max": np.fmax}[op]
+        out = np.full(size, np.nan, dtype=dt)
+    else:
+        info = np.iinfo(dt)
+        uf = {"min": np.minimum, "max": np.maximum, "plus": np.add}[op]
+        out = np.full(size, {"min": info.max, "max": info.min, "plus": 0}[op], dtype=dt)
+    uf.at(out, np.asarray(idx, dtype=np.int64), vals)
+    keys = np.flatnonzero(pres)
+    return keys, out[keys]
+
+
+def host(device, a):
+    return np.asarray(gb.backend.get(device).to_host(a))
+
+
+def same_values(got, want, dt):
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.dtype == np.dtype(dt)
+    if np.dtype(dt).kind == "f":
+        assert np.array_equal(np.isnan(got), np.isnan(want)), (got, want)
+        ok = ~np.isnan(want)
+        assert np.array_equal(got[ok], want[ok]), (got, want)   # -0.0 == 0.0
+    else:
+        assert np.array_equal(got, want), (got, want)
+
+
+def check_model(idx, vals, size, op, dt, device):
+    """The build against the dense model, and against the sort path (the same
+    entries in a vector of 16 (m + 1) + size positions: too few entries for
+    the scatter)."""
+    idx = np.asarray(idx, dtype=np.int64)
+    vals = np.asarray(vals, dtype=dt)
+    v = gb.Vector.from_coo(idx, vals, size, dtype=dt, dup_op=op, device=device)
+    assert v.size == size and v.dtype == np.dtype(dt)
+    if len(idx) >= size / 16 and len(idx):        # (to_coo may turn it sparse: first)
+        assert v.form == ("dense" if fast_kind(op, dt) else "sparse"), (op, dt)
+    assert v.nvals == len(np.unique(idx))
+    keys, want = dense_model(idx, vals, size, op, dt)
+    gi, gv = (host(device, a) for a in v.to_coo())
+    assert gi.tolist() == keys.tolist()
+    same_values(gv, want, dt)
+    big = 16 * (len(idx) + 1) + size
+    s = gb.Vector.from_coo(idx, vals, big, dtype=dt, dup_op=op, device=device)
+    assert s.form == "sparse"                        # the sort path
+    si, sv = (host(device, a) for a in s.to_coo())
+    assert si.tolist() == gi.tolist()
+    same_values(gv, sv, dt)
+    return v
+
+
+def tricky_values(dt):
+    dt = np.dtype(dt)
+    if dt.kind == "b":
+        return np.array([True, False, True, True, False, False, True, False, True, True, False])
+    if dt.kind == "f":
+        return np.array([np.nan, -0.0, 0.0, np.inf, -np.inf, np.nan, 2.5, -3.0, np.nan,
+                         np.finfo(dt).max, np.finfo(dt).min], dtype=dt)
+    info = np.iinfo(dt)
+    return np.array([info.max, info.min, info.max, 0, 1, info.min, 7, 7, info.max, info.max,
+                     -3 if info.min < 0 else 3], dtype=dt)
+
+
+# positions: 0 twice, 3 three times, 8 three times, 5 twice, 1 once; 2, 4, 6, 7 none;
+# position 2 of the float case gets NaN, NaN (all NaN); 3 gets -0.0, +0.0 and -inf
+TRICKY_IDX = np.array([2, 3, 3, 3, 8, 2, 5, 5, 8, 8, 1])
+
+
+@pytest.mark.parametrize("dt", ALL)
+@pytest.mark.parametrize("op", ["min", "max", "plus", "lor", "land"])
+def test_every_type_against_model_and_sort_path(device, dt, op):
+    if np.dtype(dt).kind != "b" and op in ("lor", "land"):
+        # on a number: the sort path's 0/1 result, not a scatter
+        v = gb.Vector.from_coo(TRICKY_IDX, tricky_values(dt), 9, dup_op=op, device=device)
+        assert v.form == "sparse"
+        assert set(host(device, v.to_coo()[1]).tolist()) <= {0, 1}
+        return
+    if np.dtype(dt).kind == "f" and op == "plus":
+        # a float sum depends on the order: sort path, checked against it only
+        idx = TRICKY_IDX
+        vals = np.array([1.0, 2.0, 0.5, 0.25, 8.0, -1.0, 3.0, 3.0, 1e3, -1e3, 4.0], dtype=dt)
+        v = gb.Vector.from_coo(idx, vals, 9, dup_op=op, device=device)
+        assert v.form == "sparse"
+        gi, gv = (host(device, a) for a in v.to_coo())
+        assert gi.tolist() == [1, 2, 3, 5, 8]
+        assert gv.tolist() == [4.0, 0.0, 2.75, 6.0, 8.0]
+        return
+    check_model(TRICKY_IDX, tricky_values(dt), 9, op, dt, device)
+
+
+@pytest.mark.parametrize("dt", [np.int64, np.uint64, np.float64, np.bool_, np.int8])
+@pytest.mark.parametrize("op", ["min", "max", "plus"])
+def test_one_index_size_one_and_empty(device, dt, op):
+    if np.dtype(dt).kind == "f" and op == "plus":
+        return
+    vals = tricky_values(dt)
+    check_model(np.zeros(len(vals), np.int64), vals, 1, op, dt, device)    # size 1
+    check_model(np.full(len(vals), 6), vals, 7, op, dt, device)             # all one index
+    check_model(np.zeros(1, np.int64), vals[:1], 1, op, dt, device)         # one entry
+    for size in (0, 1, 5):                                                  # no entries
+        v = gb.Vector.from_coo(np.zeros(0, np.int64), np.zeros(0, dt), size, dup_op=op,
+                               device=device)
+        assert v.size == size and v.nvals == 0 and v.dtype == np.dtype(dt)
+
+
+def test_int64_extremes_sum_wraps_and_min_is_signed(device):
+    lo, hi = np.iinfo(np.int64).min, np.iinfo(np.int64).max
+    idx = np.array([0, 0, 1, 1, 2, 2])
+    vals = np.array([hi, 1, lo, -1, lo, hi], dtype=np.int64)
+    v = gb.Vector.from_coo(idx, vals, 3, dup_op="plus", device=device)
+    assert v.form == "dense"
+    assert host(device, v.to_dense()).tolist() == [lo, hi, -1]   # wraps both ways
+    v = gb.Vector.from_coo(idx, vals, 3, dup_op="min", device=device)
+    assert host(device, v.to_dense()).tolist() == [1, lo, lo]    # signed, not unsigned bits
+    v = gb.Vector.from_coo(idx, vals, 3, dup_op="max", device=device)
+    assert host(device, v.to_dense()).tolist() == [hi, -1, hi]
+
+
+def test_float_nan_loses_and_all_nan_stays(device):
+    nan = np.nan
+    idx = np.array([0, 0, 1, 1, 2, 3])
+    vals = np.array([nan, 2.0, nan, nan, nan, -1.0])
+    for op, want in (("min", [2.0, nan, nan, -1.0]), ("max", [2.0, nan, nan, -1.0])):
+        v = gb.Vector.from_coo(idx, vals, 4, dup_op=op, device=device)
+        assert v.form == "dense" and v.nvals == 4
+        got = host(device, v.to_dense())
+        np.testing.assert_array_equal(got, np.array(want))
+
+
+SR_UMIN = gb.BinaryOp.register("sr_umin", lambda x, y: x if x < y else y, "(x < y ? x : y)")
+
+
+def test_other_operators_and_user_ops_take_the_sort_path(device):
+    idx = np.array([0, 1, 1, 2, 2, 2])
+    vals = np.array([5, 10, 2, 3, 4, 6], dtype=np.int64)
+    want = {"times": [5, 20, 72], "minus": [5, 8, -7], "first": [5, 10, 3],
+            "second": [5, 2, 6], "any": None}
+    for op, w in want.items():
+        v = gb.Vector.from_coo(idx, vals, 3, dup_op=op, device=device)
+        assert v.form == "sparse", op
+        if w is not None:
+            assert host(device, v.to_coo()[1]).tolist() == w, op
+    v = gb.Vector.from_coo(idx, vals, 3, dup_op=SR_UMIN, device=device)   # user-defined
+    assert v.form == "sparse"
+    assert host(device, v.to_coo()[1]).tolist() == [5, 2, 3]
+
+
+def test_bad_input_refused_before_the_scatter(device):
+    for dt in (np.int64, np.float64, np.bool_):
+        with pytest.raises(gb.IndexOutOfBound):
+            gb.Vector.from_coo([0, 1, 3], np.ones(3, dt), 3, dup_op="min", device=device)
+        with pytest.raises(gb.IndexOutOfBound):
+            gb.Vector.from_coo([0, -2, 1], np.ones(3, dt), 3, dup_op="max", device=device)
+    with pytest.raises(gb.DimensionMismatch):
+        gb.Vector.from_coo([0, 1, 1], [1, 2], 3, dup_op="min", device=device)
+    with pytest.raises(gb.InvalidIndex):
+        gb.Vector.from_coo(np.array([0.0, 1.0, 1.0]), [1, 2, 3], 3, dup_op="min", device=device)
+
+
+MODEL_CASES = dict(size=st.integers(1, 50), m=st.integers(0, 160),
+                   op=st.sampled_from(["min", "max", "plus", "lor", "land"]),
+                   dt=st.sampled_from(ALL), seed=st.integers(0, 2**32 - 1))
+
+
+def random_model_case(size, m, op, dt, seed, device):
+    dt = np.dtype(dt)
+    if dt.kind != "b" and op in ("lor", "land"):
+        op = "min"
+    if dt.kind == "f" and op == "plus":
+        op = "max"
+    rng = np.random.default_rng(seed)
+    # few distinct targets now and then (CC's roots), else spread
+    idx = rng.integers(0, size if rng.random() < 0.7 else min(size, 3), m)
+    if dt.kind == "b":
+        vals = rng.random(m) < 0.5
+    elif dt.kind == "f":
+        pool = np.array([np.nan, -0.0, 0.0, np.inf, -np.inf, 1.5, -2.0, np.finfo(dt).max,
+                         np.finfo(dt).tiny], dtype=dt)
+        vals = np.where(rng.random(m) < 0.5, rng.choice(pool, m),
+                        rng.standard_normal(m).astype(dt))
+    else:
+        info = np.iinfo(dt)
+        vals = rng.integers(info.min, int(info.max) + 1, m, dtype=np.int64 if info.min < 0
+                            else np.uint64).astype(dt)
+    check_model(idx, vals, size, op, dt, device)
+
+
+@given(**MODEL_CASES)
+@settings(max_examples=80, deadline=None)
+def test_against_dense_model_cpu(size, m, op, dt, seed):
+    random_model_case(size, m, op, dt, seed, "cpu")
+
+
+@pytest.mark.gpu
+@given(**MODEL_CASES)
+@settings(max_examples=60, deadline=None)
+def test_against_dense_model_gpu(size, m, op, dt, seed):
+    random_model_case(size, m, op, dt, seed, "gpu")
+
+
+def test_gpu_and_cpu_agree_on_a_large_scatter(device):
+    """Many entries into few positions (atomic contention on the GPU, as a
+    root's children in CC) and into many, every scatter type."""
+    rng = np.random.default_rng(7)
+    n = 200_000
+    for dt, ops in ((np.int64, ("min", "max", "plus")), (np.int32, ("min", "plus")),
+                    (np.uint64, ("max", "plus")), (np.float32, ("min", "max")),
+                    (np.bool_, ("min", "max")), (np.int16, ("plus", "min"))):
+        for targets in (5, n):
+            idx = rng.integers(0, targets, n)
+            vals = (rng.integers(-10**6, 10**6, n) if np.dtype(dt).kind in "iu"
+                    else rng.standard_normal(n)).astype(dt)
+            for op in ops:
+                check_model(idx, vals, n, op, dt, device)
