@@ -214,7 +214,8 @@ class Vector:
 
         With at least ``DENSE_FRACTION`` (1/16) of ``size`` entries and one of
         these duplicate operators, the build takes no sort: one unsorted
-        scatter (a numba loop on the CPU, one kernel of atomics on the GPU)
+        scatter (a numba loop on the CPU; on the GPU cupyx's atomic scatters,
+        integer types only until the backend's own kernel has run on a GPU)
         combines the duplicates into a dense vector (values and presence):
 
         * ``min``, ``max``, ``plus`` on integer types (plus wraps, as the

@@ -116,9 +116,13 @@ def test_against_reference_gpu(size, m, op, dt, seed):
 ALL = INTS + [np.float32, np.float64, np.bool_]
 
 
-def fast_kind(op, dt):
-    """Whether the build takes the scatter (the documented table)."""
+def fast_kind(op, dt, device="cpu"):
+    """Whether the build takes the scatter (the documented table; on the GPU
+    integer types only while the backend's own kernel is switched off)."""
     k = np.dtype(dt).kind
+    if device == "gpu" and k not in "iu" and \
+            not gb.backend.get("gpu").SCATTER_KERNEL:
+        return False
     if k == "b":
         return op in ("min", "max", "plus", "lor", "land")
     if k == "f":
@@ -173,7 +177,7 @@ def check_model(idx, vals, size, op, dt, device):
     v = gb.Vector.from_coo(idx, vals, size, dtype=dt, dup_op=op, device=device)
     assert v.size == size and v.dtype == np.dtype(dt)
     if len(idx) >= size / 16 and len(idx):        # (to_coo may turn it sparse: first)
-        assert v.form == ("dense" if fast_kind(op, dt) else "sparse"), (op, dt)
+        assert v.form == ("dense" if fast_kind(op, dt, device) else "sparse"), (op, dt)
     assert v.nvals == len(np.unique(idx))
     keys, want = dense_model(idx, vals, size, op, dt)
     gi, gv = (host(device, a) for a in v.to_coo())
@@ -261,7 +265,8 @@ def test_float_nan_loses_and_all_nan_stays(device):
     vals = np.array([nan, 2.0, nan, nan, nan, -1.0])
     for op, want in (("min", [2.0, nan, nan, -1.0]), ("max", [2.0, nan, nan, -1.0])):
         v = gb.Vector.from_coo(idx, vals, 4, dup_op=op, device=device)
-        assert v.form == "dense" and v.nvals == 4
+        assert v.form == ("dense" if fast_kind(op, np.float64, device) else "sparse")
+        assert v.nvals == 4
         got = host(device, v.to_dense())
         np.testing.assert_array_equal(got, np.array(want))
 
@@ -398,3 +403,24 @@ def test_generic_ufunc_at_form_matches_the_cpu_kernel(dt, op):
     want_v, want_p = be.scatter_reduce(TRICKY_IDX, vals, 9, kind)
     assert np.array_equal(got_p, want_p)
     same_values(got_v[got_p], want_v[want_p], dt)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dt", [np.int8, np.int16, np.int32, np.int64, np.uint64, np.float32,
+                                np.float64, np.bool_])
+def test_gpu_scatter_kernel_switched_on(monkeypatch, dt):
+    """The GPU backend's own scatter kernel (SCATTER_KERNEL, off by default
+    until it has run on a GPU) against the dense model and the sort path,
+    every type it takes, with contention."""
+    monkeypatch.setattr(type(gb.backend.get("gpu")), "SCATTER_KERNEL", True)
+    rng = np.random.default_rng(11)
+    n = 5000
+    ops = ("min", "max") if np.dtype(dt).kind in "fb" else ("min", "max", "plus")
+    for targets in (3, n):
+        idx = rng.integers(0, targets, n)
+        vals = (rng.integers(-100, 100, n) if np.dtype(dt).kind in "iu"
+                else rng.standard_normal(n)).astype(dt)
+        if np.dtype(dt).kind == "u":
+            vals = rng.integers(0, 200, n).astype(dt)
+        for op in ops:
+            check_model(idx, vals, n, op, dt, "gpu")

@@ -258,8 +258,39 @@ class GPUBackend(ArrayBackend):
     _MERGE = {}
 
 
+    # The backend's own scatter kernel (kernels.scatter_source: also float
+    # min/max and bool) was written after the last GPU run and has not run on
+    # a GPU yet.  Until it has, integer scatters take cupyx's atomic scatters
+    # (run and tested on an H200) and the other types the sort path.
+    SCATTER_KERNEL = False
+
+    def scatter_kind(self, op, dtype):
+        """As :meth:`ArrayBackend.scatter_kind`; integer types only while
+        ``SCATTER_KERNEL`` is off."""
+        kind = ArrayBackend.scatter_kind(op, dtype)
+        if kind is None or self.SCATTER_KERNEL or np.dtype(dtype).kind in "iu":
+            return kind
+        return None
+
+    def _cupyx_scatter(self, idx, vals, size, op):
+        """Integer min / max / plus by cupyx's atomic scatters (one kernel, no
+        sort); 8- and 16-bit types work in 32 bits (min and max are exact
+        there, a sum cast back wraps as the narrow sum does)."""
+        import cupyx
+        fn = {"min": cupyx.scatter_min, "max": cupyx.scatter_max,
+              "plus": cupyx.scatter_add}[op]
+        dt = vals.dtype
+        wide = np.dtype(np.int32 if dt.kind == "i" else np.uint32) if dt.itemsize < 4 else dt
+        with _OOM("a scatter-reduce", size):
+            out = cupy.full(size, wide.type(self._scatter_fill(dt, op)), dtype=wide)
+            pres = cupy.zeros(size, dtype=bool)
+        fn(out, idx, vals.astype(wide, copy=False))
+        pres[idx] = True
+        return (out.astype(dt) if wide != dt else out), pres
+
     def scatter_reduce(self, idx, vals, size, op):
-        """One kernel (``kernels.scatter_reduce``): every entry combined into
+        """Integers through cupyx (:meth:`_cupyx_scatter`) while
+        ``SCATTER_KERNEL`` is off.  With it on: one kernel (``kernels.scatter_reduce``): every entry combined into
         its position by an atomic (atomicMin / atomicMax / atomicAdd; a float
         min/max by a compare-and-swap loop over fmin/fmax) into the fill
         (``_scatter_fill``: the identity, NaN for a float min/max), presence
@@ -267,6 +298,8 @@ class GPUBackend(ArrayBackend):
         and 2 bytes and bool work in 32 bits (the atomics' narrowest): min and
         max are exact there, a sum cast back wraps as the narrow sum does,
         bool min/max are and/or of 0/1."""
+        if not self.SCATTER_KERNEL:
+            return self._cupyx_scatter(idx, vals, size, op)
         from ...operators import binary
         dt = vals.dtype
         if dt.itemsize < 4:
