@@ -359,11 +359,13 @@ def test_gpu_and_cpu_agree_on_a_large_scatter(device):
 
 
 @pytest.mark.gpu
-def test_gpu_scatter_waits_never_and_the_build_only_for_its_checks():
-    """The GPU scatter kernel waits on the device never; a whole build waits
-    only for the input checks (negative indices, indices >= size: two reads
-    of a device scalar)."""
+@pytest.mark.parametrize("own_kernel", [False, True])
+def test_gpu_scatter_waits_never_and_the_build_only_for_its_checks(monkeypatch, own_kernel):
+    """The GPU scatter (cupyx's, and the backend's own kernel switched on)
+    waits on the device never; a whole build waits only for the input checks
+    (negative indices, indices >= size: two reads of a device scalar)."""
     be = gb.backend.get("gpu")
+    monkeypatch.setattr(type(be), "SCATTER_KERNEL", own_kernel)
     import cupy
     n = 50_000
     rng = np.random.default_rng(3)
@@ -377,7 +379,7 @@ def test_gpu_scatter_waits_never_and_the_build_only_for_its_checks():
         with ctx as c:
             out, pres = be.scatter_reduce(idx, vals, n, "min")
         if warm:
-            assert c.count == 0, f"{c.count} syncs in scatter_reduce"
+            assert c.count == 0, f"{c.count} syncs in scatter_reduce (own kernel: {own_kernel})"
         with be.count_syncs() as c:
             v = gb.Vector.from_coo(idx, vals, n, dup_op="min", device="gpu")
         if warm:
