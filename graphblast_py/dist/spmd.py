@@ -399,20 +399,43 @@ def communicator(layout):
 _SPMD_M, _SPMD_V, _OUT_M, _OUT_V = ("__gb_spmd_%s__" % t for t in ("M", "V", "outM", "outV"))
 
 
-def _encode_args(x, b, layout):
-    from .objects import DistMatrix, DistVector
-    if isinstance(x, DistMatrix):
-        _check_layout(x, layout)
-        return (_SPMD_M, x.dtype, x.nrows, x.ncols, x._rows[b],
-                None if x._cols is None else x._cols[b])
-    if isinstance(x, DistVector):
-        _check_layout(x, layout)
-        return (_SPMD_V, x.dtype, x.size, x._blocks[b])
+_WALK = object()       # what a leaf function returns to go into a container
+
+
+def _tag(y):
+    """The tag of a tagged tuple (its first item, a string), else None."""
+    return y[0] if isinstance(y, tuple) and y and isinstance(y[0], str) else None
+
+
+def _map_tree(x, leaf):
+    """``x`` with ``leaf(y)`` in place of every ``y`` met while walking its
+    lists, tuples and dicts; where ``leaf`` returns ``_WALK`` the walk goes
+    into ``y`` (a container) or keeps it as it is."""
+    y = leaf(x)
+    if y is not _WALK:
+        return y
     if isinstance(x, (list, tuple)):
-        return type(x)(_encode_args(a, b, layout) for a in x)
+        return type(x)(_map_tree(a, leaf) for a in x)
     if isinstance(x, dict):
-        return {k: _encode_args(a, b, layout) for k, a in x.items()}
+        return {k: _map_tree(a, leaf) for k, a in x.items()}
     return x
+
+
+def _encode_args(x, b, layout):
+    """The arguments for block ``b``'s task: each distributed object as a
+    tagged tuple of its block ``b`` (futures Dask resolves on the worker)."""
+    from .objects import DistMatrix, DistVector
+
+    def leaf(y):
+        if isinstance(y, DistMatrix):
+            _check_layout(y, layout)
+            return (_SPMD_M, y.dtype, y.nrows, y.ncols, y._rows[b],
+                    None if y._cols is None else y._cols[b])
+        if isinstance(y, DistVector):
+            _check_layout(y, layout)
+            return (_SPMD_V, y.dtype, y.size, y._blocks[b])
+        return _WALK
+    return _map_tree(x, leaf)
 
 
 def _check_layout(x, layout):
@@ -421,39 +444,39 @@ def _check_layout(x, layout):
 
 
 def _decode_args(x, lay):
+    """The task's arguments as distributed objects on the SPMD layout ``lay``
+    (this rank's block local, the others elsewhere)."""
     from .objects import DistMatrix, DistVector
-    if isinstance(x, tuple) and x and isinstance(x[0], str):
-        if x[0] == _SPMD_M:
-            _, dt, nr, nc, rows, cols = x
-            own = lambda blk: [blk if b == lay.rank else _THERE   # noqa: E731
-                               for b in range(lay.nblocks)]
+
+    def own(blk):
+        return [blk if b == lay.rank else _THERE for b in range(lay.nblocks)]
+
+    def leaf(y):
+        if _tag(y) == _SPMD_M:
+            _, dt, nr, nc, rows, cols = y
             return DistMatrix(dt, nr, nc, layout=lay.for_size(nr), rows=own(rows),
                               cols=None if cols is None else own(cols))
-        if x[0] == _SPMD_V:
-            _, dt, size, blk = x
-            return DistVector(dt, size, device=lay.for_size(size),
-                              _blocks=[blk if b == lay.rank else _THERE
-                                       for b in range(lay.nblocks)])
-    if isinstance(x, (list, tuple)):
-        return type(x)(_decode_args(a, lay) for a in x)
-    if isinstance(x, dict):
-        return {k: _decode_args(a, lay) for k, a in x.items()}
-    return x
+        if _tag(y) == _SPMD_V:
+            _, dt, size, blk = y
+            return DistVector(dt, size, device=lay.for_size(size), _blocks=own(blk))
+        return _WALK
+    return _map_tree(x, leaf)
 
 
 def _encode_result(x, blocks):
+    """``fn``'s result with each distributed object as a tagged tuple naming
+    its position in ``blocks``, where this rank's block is appended."""
     from .objects import DistMatrix, DistVector
-    if isinstance(x, DistMatrix):
-        blocks.append(x._rows[x._layout.rank])
-        return (_OUT_M, x.dtype, x.nrows, x.ncols, len(blocks) - 1)
-    if isinstance(x, DistVector):
-        blocks.append(x._blocks[x._layout.rank])
-        return (_OUT_V, x.dtype, x.size, len(blocks) - 1)
-    if isinstance(x, (list, tuple)):
-        return type(x)(_encode_result(a, blocks) for a in x)
-    if isinstance(x, dict):
-        return {k: _encode_result(a, blocks) for k, a in x.items()}
-    return x
+
+    def leaf(y):
+        if isinstance(y, DistMatrix):
+            blocks.append(y._rows[y._layout.rank])
+            return (_OUT_M, y.dtype, y.nrows, y.ncols, len(blocks) - 1)
+        if isinstance(y, DistVector):
+            blocks.append(y._blocks[y._layout.rank])
+            return (_OUT_V, y.dtype, y.size, len(blocks) - 1)
+        return _WALK
+    return _map_tree(x, leaf)
 
 
 def _spmd_task(fn, rank, key, workers, args, kwargs):
@@ -486,21 +509,21 @@ def _block(out, i):
 
 
 def _build_result(x, layout, block_futs):
+    """The client's result: each tagged tuple of :func:`_encode_result` as a
+    task-mode DistVector / DistMatrix over the blocks the workers kept."""
     from .objects import DistMatrix, DistVector
-    if isinstance(x, tuple) and x and isinstance(x[0], str):
-        if x[0] == _OUT_V:
-            _, dt, size, i = x
+
+    def leaf(y):
+        if _tag(y) == _OUT_V:
+            _, dt, size, i = y
             return DistVector(dt, size, device=layout.for_size(size),
                               _blocks=[block_futs[b](i) for b in range(layout.nblocks)])
-        if x[0] == _OUT_M:
-            _, dt, nr, nc, i = x
+        if _tag(y) == _OUT_M:
+            _, dt, nr, nc, i = y
             return DistMatrix(dt, nr, nc, layout=layout.for_size(nr),
                               rows=[block_futs[b](i) for b in range(layout.nblocks)])
-    if isinstance(x, (list, tuple)):
-        return type(x)(_build_result(a, layout, block_futs) for a in x)
-    if isinstance(x, dict):
-        return {k: _build_result(a, layout, block_futs) for k, a in x.items()}
-    return x
+        return _WALK
+    return _map_tree(x, leaf)
 
 
 _run_counter = itertools.count()
@@ -536,7 +559,8 @@ def run_timed(fn, *args, **kwargs):
     worker spent inside ``fn`` (after a device synchronisation on both
     sides), i.e. without the Dask round trip that starts and ends it."""
     from .objects import DistMatrix, _Dist
-    dist = [a for a in _flatten((args, kwargs)) if isinstance(a, _Dist)]
+    dist = []
+    _map_tree((args, kwargs), lambda y: dist.append(y) if isinstance(y, _Dist) else _WALK)
     if not dist:
         raise InvalidValue("gb.dist.run: no distributed argument (DistMatrix or DistVector) "
                            "tells where to run")
@@ -566,17 +590,6 @@ def run_timed(fn, *args, **kwargs):
                                               allow_other_workers=False, pure=False)
     return _build_result(skel, layout, [block_futs(b) for b in range(layout.nblocks)]), \
         max(secs)
-
-
-def _flatten(x):
-    if isinstance(x, (list, tuple)):
-        for a in x:
-            yield from _flatten(a)
-    elif isinstance(x, dict):
-        for a in x.values():
-            yield from _flatten(a)
-    else:
-        yield x
 
 
 def _wait(layout, futs, what):
