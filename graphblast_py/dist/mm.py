@@ -57,10 +57,11 @@ def _lines_before(path, offset):
         return f.read(offset).count(b"\n")
 
 
-def _parse_range(path, start, stop, first, info, offsets):
-    """Worker side: the entries whose lines start in [start, stop), checked,
-    split by destination row block: ``(count, [(rows, cols, vals) per block])``."""
-    name, nrows, ncols, field, sym, vdt, file_dt, dt = info
+def _parse_range(path, start, stop, first, h, dt, offsets):
+    """Worker side: the entries whose lines start in [start, stop), checked
+    as ``gb.io.mmread`` checks them, split by destination row block:
+    ``(count, [(rows, cols, vals) per block])``."""
+    name, field, vdt = h.name, h.field, mmio._value_parse_dtype(h)
     with open(path, "rb") as f:
         if not first:                  # skip the line that started before `start`
             f.seek(start - 1)
@@ -127,37 +128,15 @@ def _parse_range(path, start, stop, first, info, offsets):
                                 f"[{start}, {stop}) (the lines after line {before - 1}): "
                                 f"{e}; gb.io.mmread names the line") from None
     r, c = rows["r"], rows["c"]
-    for arr, nm, n in ((r, "row", nrows), (c, "column", ncols)):
-        bad = (arr < 1) | (arr > n)
-        if bad.any():
-            k = int(np.argmax(bad))
-            raise MatrixMarketError(f"{name}, line {line_of(k)}: {nm} index {int(arr[k])} is "
-                                    f"outside 1..{n} (Matrix Market indices are 1-based)")
-    if field != "pattern" and file_dt == dtypes.BOOL:
-        bad = (rows["v"] != 0) & (rows["v"] != 1)
-        if bad.any():
-            k = int(np.argmax(bad))
-            raise MatrixMarketError(f"{name}, line {line_of(k)}: the value {int(rows['v'][k])} "
-                                    "is not a bool (%%GraphBLAS type bool: 0 or 1)")
-    if sym == "skew-symmetric":
-        diag = r == c
-        if diag.any():
-            k = int(np.argmax(diag))
-            raise MatrixMarketError(f"{name}, line {line_of(k)}: a skew-symmetric matrix has "
-                                    f"a zero diagonal, so entry ({int(r[k])}, {int(c[k])}) is "
-                                    "not allowed")
+    mmio.check_bool_values(h, None if field == "pattern" else rows["v"], line_of)
+    mmio.check_coordinates(h, r, c, line_of)
     count = r.shape[0]
     r, c = r - 1, c - 1
     v = None
     if field != "pattern":
         v = rows["v"]
         v = v.astype(dt, copy=False) if dt != dtypes.BOOL else v != 0
-    if sym != "general":
-        off = np.flatnonzero(r != c)
-        r, c = np.concatenate([r, c[off]]), np.concatenate([c, r[off]])
-        if v is not None:
-            mv = v[off]
-            v = np.concatenate([v, -mv if sym == "skew-symmetric" else mv])
+    r, c, v, _ = mmio.expand_symmetry(h, r, c, v)
     order = np.argsort(r, kind="stable")
     r, c = r[order], c[order]
     v = None if v is None else v[order]
@@ -219,9 +198,7 @@ def mmread(layout, path, *, dtype=None, dup_op=None):
     size = os.path.getsize(name)
     p = lay.nblocks
     cuts = [body + (size - body) * k // p for k in range(p + 1)]
-    info = (name, h.nrows, h.ncols, h.field, h.symmetry, mmio._value_parse_dtype(h),
-            mmio._file_dtype(h), dt)
-    parsed = [lay.submit(b, "mmread", _parse_range, name, cuts[b], cuts[b + 1], b == 0, info,
+    parsed = [lay.submit(b, "mmread", _parse_range, name, cuts[b], cuts[b + 1], b == 0, h, dt,
                          lay.offsets) for b in range(p)]
     counts = lay.gather([lay.submit(b, "mmread", _count, parsed[b]) for b in range(p)],
                         "mmread")

@@ -352,32 +352,13 @@ def mmread(source, *, dtype=None, dup_op=None, device=None):
     del body
     if data.shape[0] != nent:
         _slow_scan(text, h, dt)   # raises: too many / too few entries
-    if h.field != "pattern" and _file_dtype(h) == dtypes.BOOL and nent:
-        v = data["v"]
-        bad = (v != 0) & (v != 1)
-        if bad.any():
-            k = int(np.argmax(bad))
-            raise h.error(_entry_lines(text, h, [k])[0], f"the value {int(v[k])} is not a bool "
-                          "(%%GraphBLAS type bool: 0 or 1)")
+    line_of = lambda k: _entry_lines(text, h, [k])[0]     # noqa: E731 - error paths only
+    check_bool_values(h, None if h.field == "pattern" else data["v"], line_of)
     if h.format == "array":
         return _array_matrix(h, data["v"], dt, device)
 
     r, c = data["r"], data["c"]
-    for arr, nm, n in ((r, "row", h.nrows), (c, "column", h.ncols)):
-        if nent:
-            bad = (arr < 1) | (arr > n)
-            if bad.any():
-                k = int(np.argmax(bad))
-                line = _entry_lines(text, h, [k])[0]
-                raise h.error(line, f"{nm} index {int(arr[k])} is outside 1..{n} (Matrix "
-                                    "Market indices are 1-based)")
-    if h.symmetry == "skew-symmetric" and nent:
-        diag = r == c
-        if diag.any():
-            k = int(np.argmax(diag))
-            raise h.error(_entry_lines(text, h, [k])[0], f"a skew-symmetric matrix has a zero "
-                          f"diagonal (A = -A^T), so entry ({int(r[k])}, {int(c[k])}) on the "
-                          "diagonal is not allowed")
+    check_coordinates(h, r, c, line_of)
     r = r - 1
     c = c - 1
     values = True if h.field == "pattern" else data["v"]
@@ -386,18 +367,7 @@ def mmread(source, *, dtype=None, dup_op=None, device=None):
         values = dt.type(1)
     elif h.field != "pattern":
         values = values.astype(dt, copy=False) if dt != dtypes.BOOL else values != 0
-    src = None
-    if h.symmetry != "general":
-        off = np.flatnonzero(r != c)
-        src = off
-        rr = np.concatenate([r, c[off]])
-        cc = np.concatenate([c, r[off]])
-        if h.field != "pattern":
-            mv = values[off]
-            if h.symmetry == "skew-symmetric":
-                mv = -mv
-            values = np.concatenate([values, mv])
-        r, c = rr, cc
+    r, c, values, src = expand_symmetry(h, r, c, values)
     try:
         return Matrix.from_coo(r, c, values, h.nrows, h.ncols, dtype=dt, dup_op=dup_op,
                                device=device)
@@ -406,6 +376,58 @@ def mmread(source, *, dtype=None, dup_op=None, device=None):
             raise
         _raise_duplicate(text, h, r, c, nent, src)
         raise
+
+
+def check_bool_values(h, v, line_of):
+    """A ``%%GraphBLAS type bool`` file's parsed values must be 0 or 1 (``v``
+    None: no values); ``line_of(k)`` names the file line of entry ``k``."""
+    if v is None or _file_dtype(h) != dtypes.BOOL or not v.shape[0]:
+        return
+    bad = (v != 0) & (v != 1)
+    if bad.any():
+        k = int(np.argmax(bad))
+        raise h.error(line_of(k), f"the value {int(v[k])} is not a bool "
+                      "(%%GraphBLAS type bool: 0 or 1)")
+
+
+def check_coordinates(h, r, c, line_of):
+    """The 1-based indices ``r``, ``c`` of parsed coordinate entries: within
+    the size line's dimensions, and off the diagonal of a skew-symmetric
+    matrix; ``line_of(k)`` names the file line of entry ``k``."""
+    if not r.shape[0]:
+        return
+    for arr, nm, n in ((r, "row", h.nrows), (c, "column", h.ncols)):
+        bad = (arr < 1) | (arr > n)
+        if bad.any():
+            k = int(np.argmax(bad))
+            raise h.error(line_of(k), f"{nm} index {int(arr[k])} is outside 1..{n} (Matrix "
+                                      "Market indices are 1-based)")
+    if h.symmetry == "skew-symmetric":
+        diag = r == c
+        if diag.any():
+            k = int(np.argmax(diag))
+            raise h.error(line_of(k), f"a skew-symmetric matrix has a zero diagonal (A = "
+                          f"-A^T), so entry ({int(r[k])}, {int(c[k])}) on the diagonal is "
+                          "not allowed")
+
+
+def expand_symmetry(h, r, c, values):
+    """The stored triangle of a symmetric / skew-symmetric file made whole:
+    ``A[j, i] = A[i, j]`` (negated when skew) for every off-diagonal entry
+    (0-based ``r``, ``c``; ``values`` an array, or a scalar for a pattern).
+    Returns ``(r, c, values, src)``, ``src`` the entries mirrored (None for
+    a general file)."""
+    if h.symmetry == "general":
+        return r, c, values, None
+    off = np.flatnonzero(r != c)
+    rr = np.concatenate([r, c[off]])
+    cc = np.concatenate([c, r[off]])
+    if h.field != "pattern":
+        mv = values[off]
+        if h.symmetry == "skew-symmetric":
+            mv = -mv
+        values = np.concatenate([values, mv])
+    return rr, cc, values, off
 
 
 def _raise_duplicate(text, h, r, c, nent, src):
