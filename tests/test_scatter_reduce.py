@@ -88,13 +88,27 @@ CASES = dict(size=st.integers(1, 60), m=st.integers(0, 200),
              seed=st.integers(0, 2**32 - 1))
 
 
-def random_case(size, m, op, dt, seed, device):
+def random_entries(size, m, dt, seed):
+    """(indices, values) of ``m`` random entries: now and then onto few
+    targets (CC's roots), else spread; values over the type's whole range
+    (floats with NaN, signed zeros, infinities)."""
+    dt = np.dtype(dt)
     rng = np.random.default_rng(seed)
+    idx = rng.integers(0, size if rng.random() < 0.7 else min(size, 3), m)
+    if dt.kind == "b":
+        return idx, rng.random(m) < 0.5
+    if dt.kind == "f":
+        pool = np.array([np.nan, -0.0, 0.0, np.inf, -np.inf, 1.5, -2.0, np.finfo(dt).max,
+                         np.finfo(dt).tiny], dtype=dt)
+        return idx, np.where(rng.random(m) < 0.5, rng.choice(pool, m),
+                             rng.standard_normal(m).astype(dt))
     info = np.iinfo(dt)
-    idx = rng.integers(0, size, m)
-    vals = rng.integers(info.min, int(info.max) + 1, m, dtype=np.int64 if info.min < 0
-                        else np.uint64).astype(dt)
-    check(idx, vals, size, op, dt, device)
+    return idx, rng.integers(info.min, int(info.max) + 1, m, dtype=np.int64 if info.min < 0
+                             else np.uint64).astype(dt)
+
+
+def random_case(size, m, op, dt, seed, device):
+    check(*random_entries(size, m, dt, seed), size, op, dt, device)
 
 
 @given(**CASES)
@@ -312,20 +326,7 @@ def random_model_case(size, m, op, dt, seed, device):
         op = "min"
     if dt.kind == "f" and op == "plus":
         op = "max"
-    rng = np.random.default_rng(seed)
-    # few distinct targets now and then (CC's roots), else spread
-    idx = rng.integers(0, size if rng.random() < 0.7 else min(size, 3), m)
-    if dt.kind == "b":
-        vals = rng.random(m) < 0.5
-    elif dt.kind == "f":
-        pool = np.array([np.nan, -0.0, 0.0, np.inf, -np.inf, 1.5, -2.0, np.finfo(dt).max,
-                         np.finfo(dt).tiny], dtype=dt)
-        vals = np.where(rng.random(m) < 0.5, rng.choice(pool, m),
-                        rng.standard_normal(m).astype(dt))
-    else:
-        info = np.iinfo(dt)
-        vals = rng.integers(info.min, int(info.max) + 1, m, dtype=np.int64 if info.min < 0
-                            else np.uint64).astype(dt)
+    idx, vals = random_entries(size, m, dt, seed)
     check_model(idx, vals, size, op, dt, device)
 
 

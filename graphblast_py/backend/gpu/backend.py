@@ -290,8 +290,9 @@ class GPUBackend(ArrayBackend):
 
     def scatter_reduce(self, idx, vals, size, op):
         """Integers through cupyx (:meth:`_cupyx_scatter`) while
-        ``SCATTER_KERNEL`` is off.  With it on: one kernel (``kernels.scatter_reduce``): every entry combined into
-        its position by an atomic (atomicMin / atomicMax / atomicAdd; a float
+        ``SCATTER_KERNEL`` is off.  With it on: one kernel
+        (``kernels.scatter_reduce``): every entry combined into its position
+        by an atomic (atomicMin / atomicMax / atomicAdd; a float
         min/max by a compare-and-swap loop over fmin/fmax) into the fill
         (``_scatter_fill``: the identity, NaN for a float min/max), presence
         set in the same pass; no sort, no host synchronisation.  Types of 1
