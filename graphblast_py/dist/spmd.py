@@ -497,7 +497,7 @@ def _spmd_task(fn, rank, key, workers, args, kwargs):
 
 
 def _skeleton(out):
-    return out[0], out[2]
+    return out[0]
 
 
 def _seconds(out):
@@ -578,8 +578,8 @@ def run_timed(fn, *args, **kwargs):
             _spmd_task, fn, b, key, layout.workers, a_b, k_b, key=f"gb-spmd-{n}-b{b}",
             workers=[layout.workers[b]], allow_other_workers=False, pure=False))
     _wait(layout, futs, getattr(fn, "__name__", "fn"))
-    skel, _ = layout.client.submit(_skeleton, futs[0], workers=[layout.workers[0]],
-                                   allow_other_workers=False, pure=False).result()
+    skel = layout.client.submit(_skeleton, futs[0], workers=[layout.workers[0]],
+                                allow_other_workers=False, pure=False).result()
     secs = layout.gather([layout.client.submit(_seconds, f, workers=[w], pure=False,
                                                allow_other_workers=False)
                           for f, w in zip(futs, layout.workers)], "run")
