@@ -138,7 +138,7 @@ timeout "${T_SEED5:-150}" python3 benchmarks/fglt_seed.py --device gpu --repeat 
 fi
 if has traversal; then
 log "traversal speculation on the GPU"
-timeout "${T_TRAV:-120}" python3 benchmarks/traversal.py --device gpu --grids 300 1000 \
+timeout "${T_TRAV:-120}" python3 benchmarks/traversal.py --device gpu --grids 300 1000 --profile \
   --repeats 3 > "$OUT/traversal.log" 2>&1; echo "exit $?" >> "$OUT/traversal.log"
 fi
 if has host; then

@@ -6,6 +6,11 @@ Prints the median ms of ``--repeats`` runs (after one warm-up run) and the
 traversal kernels launched per BFS.
 
     python3 benchmarks/traversal.py [--device cpu|gpu] [--grids 300 1000] [--repeats 5]
+                                    [--profile]
+
+``--profile``: also run algorithms.bfs on the last grid under cProfile and
+print the functions with the most own time per BFS level (CuPy's Cython
+calls count as the own time of the function that makes them).
 """
 import argparse
 import statistics
@@ -36,6 +41,7 @@ def main(argv=None):
     p.add_argument("--device", default="cpu", choices=["cpu", "gpu"])
     p.add_argument("--grids", type=int, nargs="*", default=[300, 1000])
     p.add_argument("--repeats", type=int, default=5)
+    p.add_argument("--profile", action="store_true")
     p.add_argument("--off-repeats", type=int, default=1,
                    help="repeats with the speculation off (slow on big grids)")
     args = p.parse_args(argv)
@@ -74,6 +80,29 @@ def main(argv=None):
             levels = int(np.max(be.to_host(lv_on.to_coo()[1]))) + 1
             print(f"grid{k}x{k:<6} {levels:>6} {work:<10} {t_on:>10.2f} {t_off:>11.2f} "
                   f"{t_base:>8.2f} {base:<2} {t_on / t_base:>8.1f} {launches:>8}")
+    if args.profile:
+        profile(A, src, sync)
+
+
+def profile(A, src, sync):
+    import cProfile
+    import pstats
+    lv = gb.algorithms.bfs(A, src)
+    sync()
+    nlev = int(gb.backend.get(A.device).to_host(lv.to_coo()[1]).max()) + 1
+    pr = cProfile.Profile()
+    t = time.perf_counter()
+    pr.enable()
+    gb.algorithms.bfs(A, src)
+    sync()
+    pr.disable()
+    print(f"\n--- profile: algorithms.bfs, {nlev} levels, "
+          f"{(time.perf_counter() - t) * 1e3:.1f} ms under cProfile; own time per level")
+    st = pstats.Stats(pr)
+    rows = sorted(st.stats.items(), key=lambda kv: -kv[1][2])[:30]
+    for (f, line, fname), (cc, nc, tt, ct, _) in rows:
+        print(f"  {tt / nlev * 1e6:7.2f} us  {nc / nlev:6.2f} calls  "
+              f"{f.split('/')[-1]}:{line} {fname}")
 
 
 if __name__ == "__main__":
