@@ -55,7 +55,7 @@ class Vector:
     """
 
     _is_vector = True
-    __slots__ = ("_be", "size", "dtype", "_form", "_idx", "_vals", "_pres", "_nvals",
+    __slots__ = ("_be", "size", "dtype", "_form", "_i", "_v", "_p", "_pend", "_nvals",
                  "_nv_hi", "_ver", "_own", "_grew", "_spec", "__weakref__")
 
     def __new__(cls, *args, device=None, **kwargs):
@@ -82,15 +82,72 @@ class Vector:
     # no record of how the content came about (``_grew``, ``_spec``: see
     # operations/speculate.py) and arrays that may be shared (``_own`` False:
     # only _update_dense sets it, for arrays no one else has seen).
+    #
+    # A store may also be *pending* (``_pend``): content known on the host but
+    # not yet written to the arrays -- a level of a traversal not yet sliced
+    # out (:meth:`_set_lazy`), or scalar fills at consecutive traversal levels
+    # not yet scattered (:meth:`_defer_fills`).  The arrays are read only
+    # through ``_idx``/``_vals``/``_pres``, which carry the pending store out
+    # first, so no reader can see the arrays without it.
+    @property
+    def _idx(self):
+        if self._pend is not None:
+            self._settle()
+        return self._i
+
+    @property
+    def _vals(self):
+        if self._pend is not None:
+            self._settle()
+        return self._v
+
+    @property
+    def _pres(self):
+        if self._pend is not None:
+            self._settle()
+        return self._p
+
+    def _settle(self):
+        pend, self._pend = self._pend, None
+        pend.settle(self)
+
     def _set_sparse(self, idx, vals):
-        self._form, self._idx, self._vals, self._pres = "sparse", idx, vals, None
+        self._form, self._i, self._v, self._p, self._pend = "sparse", idx, vals, None, None
         self._nvals = self._nv_hi = idx.shape[0]
         self._ver, self._own, self._grew, self._spec = next(_STAMPS), False, None, None
+
+    def _set_lazy(self, nvals, pend):
+        """Sparse content of ``nvals`` entries that ``pend.settle(self)`` will
+        store (as :meth:`_set_sparse` without a new stamp) when the arrays are
+        first read."""
+        self._form, self._i, self._v, self._p, self._pend = "sparse", None, None, None, pend
+        self._nvals = self._nv_hi = nvals
+        self._ver, self._own, self._grew, self._spec = next(_STAMPS), False, None, None
+
+    def _defer_fills(self, keys, a, b, s, bound):
+        """Store: positions ``keys[a:b]`` take the scalar ``s`` (in this
+        vector's type), the rest unchanged -- as :meth:`_update_scalar` with
+        ``keys[a:b]``, but the scatter waits: fills at consecutive ranges of
+        the same ``keys`` (the levels of one traversal, each following the
+        last) are carried out together, by one ``fill_at`` of the backend,
+        when the arrays are first read.  ``bound``: an upper bound of the new
+        count."""
+        pend = self._pend
+        if not (type(pend) is _Fills and pend.keys is keys and pend.starts[-1] == a):
+            zv, zp = self._writable()           # carries out any pending store first
+            self._set_dense(zv, zp)
+            self._own = True
+            pend = _Fills(keys, a)
+        pend.starts.append(b)
+        pend.scalars.append(s)
+        self._form, self._i, self._v, self._pend = "dense", None, self._v, pend
+        self._nvals, self._nv_hi = None, min(self.size, bound)
+        self._ver, self._grew, self._spec = next(_STAMPS), None, None
 
     def _set_dense(self, vals, pres, nvals=None, bound=None):
         """Dense content; ``nvals`` the exact count when known, else ``bound``
         (an upper bound known on the host) or none (the size)."""
-        self._form, self._idx, self._vals, self._pres = "dense", None, vals, pres
+        self._form, self._i, self._v, self._p, self._pend = "dense", None, vals, pres, None
         self._ver, self._own, self._grew, self._spec = next(_STAMPS), False, None, None
         self._nvals = self.size if pres is None else nvals
         if self._nvals is not None:
@@ -131,7 +188,7 @@ class Vector:
         return self._nvals if self._nvals is not None else self._nv_hi
 
     def _is_empty_fresh(self):
-        return self._form == "sparse" and self._idx.shape[0] == 0
+        return self._form == "sparse" and self._nvals == 0
 
     @property
     def device(self):
@@ -212,8 +269,7 @@ class Vector:
         ``clear = keys`` and ``vals`` all ``s``, without building ``vals``:
         one scatter of the scalar and one of the presence."""
         zv, zp = self._writable()
-        zv[keys] = s
-        zp[keys] = True
+        self._be.fill_at(zv, zp, keys, s)
         self._set_dense(zv, zp, bound=bound)
         self._own = True
 
@@ -221,7 +277,7 @@ class Vector:
         """Dense (values, presence) this vector may write in place: its own
         arrays when no one else can see them (``_own``), else copies."""
         if self._own and self._form == "dense" and self._pres is not None:
-            return self._vals, self._pres
+            return self._v, self._p         # (reading _pres carried out any pending store)
         cv, cp = self._dense()
         return cv.copy(), (cp.copy() if cp is not None else self._be.xp.ones(self.size, dtype=bool))
 
@@ -561,3 +617,23 @@ def _infer_size(be, idx, size, what, argname):
             raise IndexOutOfBound(f"{what}: {argname}[{k}] = {int(idx[k])} is outside "
                                   f"[0, {size})")
     return size
+
+
+class _Fills:
+    """Pending scalar fills (:meth:`Vector._defer_fills`): positions
+    ``keys[starts[j]:starts[j + 1]]`` take ``scalars[j]``, in order."""
+
+    __slots__ = ("keys", "starts", "scalars")
+
+    def __init__(self, keys, a):
+        self.keys, self.starts, self.scalars = keys, [a], []
+
+    def settle(self, v):
+        st = self.starts
+        a = st[0]
+        keys = self.keys[a:st[-1]]
+        if len(self.scalars) == 1:
+            v._be.fill_at(v._v, v._p, keys, self.scalars[0])
+        else:
+            v._be.fill_at(v._v, v._p, keys, np.asarray(self.scalars, dtype=v.dtype),
+                          np.asarray(st, dtype=np.int64) - a)

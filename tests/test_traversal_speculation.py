@@ -544,3 +544,138 @@ def test_level_assign_mask_is_the_frontier_itself(device, spec_on):
     assert (x1 == np.asarray(4).astype(x1.dtype)).all()
     np.testing.assert_array_equal(host(f._spec.trav.order) if f._spec is not None else order,
                                   order)
+
+
+# ---------------------------------------------------------------- pending stores
+# An answered level is stored pending (Vector._set_lazy: sliced out of the
+# traversal only when read) and a level assign under it waits (Vector.
+# _defer_fills: the fills of consecutive levels are one backend fill_at when
+# the level vector is read).  Every read in between must see exactly the
+# content stored so far.
+READS = {
+    "nvals": lambda v: v.nvals,
+    "to_coo": lambda v: coo(v),
+    "get": lambda v: v.get(3, -7),
+    "to_dense": lambda v: host(v.to_dense(fill=-1)),
+    "dup": lambda v: coo(v.dup()),
+    "as mask": lambda v: coo(Vector.from_coo(np.arange(v.size), 1, size=v.size, dtype="int8",
+                                             device=v.device).apply(gb.unary.identity,
+                                                                     mask=v.S)),
+    "reduce": lambda v: v.reduce(gb.monoid.plus) if v.nvals else 0,
+}
+
+
+def _reference_reads(S, src, read, every):
+    """What ``read`` of the levels (and of the frontier's structure) gives
+    after each level, computed from SciPy's BFS levels."""
+    reach, d = scipy_levels(S, src)
+    n = S.shape[0]
+    out = []
+    for depth in range(int(d.max()) + 1):
+        if depth % every:
+            continue
+        keep = d <= depth
+        lv = Vector.from_coo(reach[keep], d[keep].astype(np.int32), size=n, dtype="int32")
+        out.append((read(lv), reach[d == depth + 1]))
+    return out
+
+
+@pytest.mark.parametrize("how", sorted(READS))
+def test_pending_stores_read_mid_loop(device, spec_on, how):
+    """The README loop on a 40x40 grid and a 300x2 ladder, reading the level
+    vector every third level in one way (and the frontier's structure): each
+    read equals the levels so far from SciPy's BFS, the traversal ran, and
+    the final levels are SciPy's."""
+    read = READS[how]
+    for S in (grid(40, 40), grid(300, 2)):
+        A = matrix(S, device)
+        n = A.nrows
+        gb.stats.reset()
+        level = Vector("int32", n, device=device)
+        frontier = Vector.from_coo([0], True, size=n, device=device)
+        got, depth = [], 0
+        while frontier.nvals:
+            level.assign(depth, mask=frontier.S)
+            frontier.vxm(A, semiring.any_pair, mask=~level.S, replace=True, out=frontier)
+            if depth % 3 == 0:
+                r = read(level)
+                got.append((r, coo(frontier)[0]))
+            depth += 1
+        assert gb.stats()["counts"].get("traversal:launched", 0) >= 1
+        ref = _reference_reads(S, 0, read, 3)
+        assert len(got) == len(ref)
+        for (g, gf), (r, rf) in zip(got, ref):
+            if isinstance(r, tuple):
+                np.testing.assert_array_equal(g[0], r[0])
+                np.testing.assert_array_equal(g[1], r[1])
+            else:
+                np.testing.assert_array_equal(g, r)
+            np.testing.assert_array_equal(gf, rf)
+        reach, d = scipy_levels(S, 0)
+        i, x = coo(level)
+        np.testing.assert_array_equal(i, reach)
+        np.testing.assert_array_equal(x, d)
+
+
+def test_pending_fills_two_vectors_and_a_snapshot(device, spec_on):
+    """Two vectors filled under the same answered frontiers (levels and a
+    visited flag), a copy of the levels taken mid-loop and the levels then
+    written elsewhere (an element set, which breaks the chain): the copy
+    keeps its content, and every vector equals what the speculation-off
+    loop doing the same gives."""
+    S = grid(50, 20)
+
+    def run(on):
+        spec_on.speculate = on
+        A = matrix(S, device)
+        n = A.nrows
+        level = Vector("int64", n, device=device)
+        visited = Vector("bool", n, device=device)
+        frontier = Vector.from_coo([0], True, size=n, device=device)
+        snap, depth = None, 0
+        while frontier.nvals:
+            level.assign(depth, mask=frontier.S)
+            visited.assign(True, mask=frontier.S)
+            frontier.vxm(A, semiring.any_pair, mask=~visited.S, replace=True, out=frontier)
+            if depth == 20:
+                snap = level.dup()
+            if depth == 40:
+                level[n - 1] = 1000
+            depth += 1
+        return level, visited, snap
+
+    on, off = run(True), run(False)
+    for a, b in zip(on, off):
+        same(a, b)
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int8", "uint16", "int32", "int64", "float32",
+                                   "float64"])
+def test_backend_fill_at(device, dtype):
+    """``fill_at`` with one scalar and with per-segment scalars (empty
+    segments included) against NumPy's scatter, in place."""
+    be = backend.get(device)
+    rng = np.random.default_rng(5)
+    n = 1000
+    dt = np.dtype(dtype)
+    for m in (0, 1, 37, 600):
+        keys = rng.permutation(n)[:m].astype(np.int64)
+        base = (rng.random(n) * 50).astype(dt)
+        pres = rng.random(n) < 0.3
+        v, p = be.asarray(base.copy()), be.asarray(pres.copy())
+        be.fill_at(v, p, be.asarray(keys), dt.type(3))
+        rv, rp = base.copy(), pres.copy()
+        rv[keys], rp[keys] = dt.type(3), True
+        np.testing.assert_array_equal(host(v), rv)
+        np.testing.assert_array_equal(host(p), rp)
+        cuts = np.sort(rng.integers(0, m + 1, size=5))
+        starts = np.concatenate([[0], cuts, [m]]).astype(np.int64)
+        scal = (np.arange(len(starts) - 1) * 7 + 1).astype(dt)
+        v, p = be.asarray(base.copy()), be.asarray(pres.copy())
+        be.fill_at(v, p, be.asarray(keys), scal, starts)
+        rv, rp = base.copy(), pres.copy()
+        for j in range(len(scal)):
+            rv[keys[starts[j]:starts[j + 1]]] = scal[j]
+        rp[keys] = True
+        np.testing.assert_array_equal(host(v), rv)
+        np.testing.assert_array_equal(host(p), rp)

@@ -98,6 +98,17 @@ class ArrayBackend(SparseMixin, EwiseMixin, ReduceMixin, MatVecMixin, SpgemmMixi
             return xp.where(m, z, c), (None if cp is None else cp | m)
         return xp.where(m, z, c), xp.where(m, zp, cp if cp is not None else True)
 
+    def fill_at(self, vals, pres, keys, s, starts=None):
+        """In place: the distinct positions ``keys`` take the scalar ``s`` in
+        ``vals`` and become present in ``pres``.  With ``starts`` (host int64,
+        ``starts[0] = 0``, ``starts[-1] = len(keys)``) ``s`` holds one scalar
+        per segment: ``keys[starts[j]:starts[j + 1]]`` take ``s[j]``."""
+        if starts is None:
+            vals[keys] = s
+        else:
+            vals[keys] = self.xp.repeat(self.asarray(s), self.asarray(np.diff(starts)))
+        pres[keys] = True
+
     def cast(self, a, dtype):
         return a if a.dtype == dtype else a.astype(dtype)
 

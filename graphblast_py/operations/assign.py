@@ -18,7 +18,7 @@ from ..results import DenseVectorResult, SparseResult
 from .apply import _scalar
 from .common import check_replace
 from .output import resolve_accum, union, write
-from .speculate import note_growth
+from .speculate import level_keys, note_growth
 from ..vector import DENSE_FRACTION, Vector
 
 
@@ -48,9 +48,16 @@ def vector_assign(w, value, indices=None, *, mask=None, accum=None, replace=Fals
             # of the scalar into w's own arrays (Vector._update_scalar).  A
             # sparse w turns dense here when F comes from a traversal kernel
             # (a long BFS: w is a levels/visited vector, dense by nature)
-            mk = F._sparse()[0]
-            w._update_scalar(mk, _cast_scalar(value, w.dtype),
-                             min(w.size, w._nv_hi + mk.shape[0]))
+            lk = level_keys(F)
+            if lk is not None:
+                # F is a level of a traversal (speculate.py): the fill waits
+                # and joins those of the following levels, one scatter in all
+                order, a, b = lk
+                w._defer_fills(order, a, b, _cast_scalar(value, w.dtype), w._nv_hi + (b - a))
+            else:
+                mk = F._sparse()[0]
+                w._update_scalar(mk, _cast_scalar(value, w.dtype),
+                                 min(w.size, w._nv_hi + mk.shape[0]))
         else:
             _assign(w, value, (indices,), mask, accum, replace)
         if before is not None and by is not None:

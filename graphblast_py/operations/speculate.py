@@ -102,11 +102,43 @@ class _Traversal:
         a, b = self.offsets[d - 1], self.offsets[d]
         return self.order[a:b], ones[:b - a]
 
+    def bounds(self, d):
+        """Level ``d``'s range in ``order``: ``(a, b)``."""
+        if d > self.nlev:               # past the end of a complete traversal
+            return self.offsets[-1], self.offsets[-1]
+        return self.offsets[d - 1], self.offsets[d]
+
     def level(self, d):
         if d > self.nlev:               # past the end of a complete traversal
             return SparseResult(self.order[:0], self.ones[:0])
         a, b = self.offsets[d - 1], self.offsets[d]
         return SparseResult(self.order[a:b], self.ones[:b - a])
+
+
+class _Level:
+    """A result's pending content (``Vector._set_lazy``): level ``k`` of a
+    traversal, sliced out only when someone reads the arrays (a BFS loop
+    that only counts the frontier, masks with it and continues the chain
+    never does)."""
+
+    __slots__ = ("trav", "k")
+
+    def __init__(self, trav, k):
+        self.trav, self.k = trav, k
+
+    def settle(self, v):
+        v._i, v._v = self.trav.slices(self.k, v.dtype)
+
+
+def level_keys(F):
+    """``(order, a, b)`` when the Vector ``F`` holds exactly a level of a
+    traversal (a result answered from it and not changed since): its
+    structure is ``order[a:b]``; else None."""
+    link = F._spec
+    if link is None or link.trav is None or link.out_ver != F._ver:
+        return None
+    a, b = link.trav.bounds(link.k - 1)
+    return link.trav.order, a, b
 
 
 class _Link:
@@ -212,8 +244,8 @@ def answer(what, A, u, semiring, mask, replace, out, pull_input, swap):
     stats.record_key(_KEYS[what])
     if out is None:
         out = Vector(out_dtype, n, device=be.name)
-    keys, vals = trav.slices(k, out.dtype)
-    out._set_sparse(keys, vals)
+    a, b = trav.bounds(k)
+    out._set_lazy(b - a, _Level(trav, k))
     if out is u:
         # u's link is held by u alone and u's content is replaced: the same
         # record, one level on (the fields a new link would have)

@@ -352,6 +352,21 @@ class GPUBackend(ArrayBackend):
             GPUBackend._MERGE[full] = k
         return k(m, z, c, cp) if full else k(m, z, zp, c, cp)
 
+    def fill_at(self, vals, pres, keys, s, starts=None):
+        """As the generic ``fill_at``, in one kernel launch (CuPy's
+        ``vals[keys] = s; pres[keys] = True`` is two scatters, and most of
+        their cost is on the host: a BFS level update)."""
+        m = keys.shape[0]
+        if m == 0:
+            return
+        dt = vals.dtype
+        fn = self._fn(("fill", dt.str), lambda: K.fill_source(dt), "fill_at")
+        if starts is None:
+            st, sc, k, s = self._dummy(np.int64), self._dummy(dt), 0, dt.type(s)
+        else:
+            st, sc, k, s = cupy.asarray(starts), cupy.asarray(s, dtype=dt), len(starts) - 1, dt.type(0)
+        fn(_grid_capped(m), (K.BLOCK,), (_c(keys), np.int64(m), s, st, sc, np.int32(k), vals, pres))
+
     def free_bytes(self):
         """Free device memory now (cudaMemGetInfo), in bytes."""
         return int(cupy.cuda.runtime.memGetInfo()[0])

@@ -865,6 +865,39 @@ def scatter_source(op, t):
     return _COMMON + _typedefs(TOUT=t) + _add_fn(op) + _atomic_fn(op, t) + _SCATTER
 
 
+# ---------------------------------------------------------------- fills
+_FILL = r"""
+// in place: positions keys[i] (distinct) take a scalar and become present --
+// the scalar s (k == 0) or scal[j] for starts[j] <= i < starts[j + 1]
+// (k segments: the levels of a traversal, filled at once)
+extern "C" __global__ void fill_at(const i64* __restrict__ keys, i64 m, TV s,
+                                   const i64* __restrict__ starts,
+                                   const TV* __restrict__ scal, int k,
+                                   TV* __restrict__ vals, bool* __restrict__ pres)
+{
+    i64 stride = (i64)gridDim.x * blockDim.x;
+    for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i < m; i += stride) {
+        TV v = s;
+        if (k > 0) {
+            int lo = 0, hi = k - 1;
+            while (lo < hi) {
+                int mid = (lo + hi + 1) >> 1;
+                if (starts[mid] <= i) lo = mid; else hi = mid - 1;
+            }
+            v = scal[lo];
+        }
+        i64 p = keys[i];
+        vals[p] = v;
+        pres[p] = true;
+    }
+}
+"""
+
+
+def fill_source(t):
+    return _COMMON + _typedefs(TV=t) + _FILL
+
+
 # ---------------------------------------------------------------- counting
 _COUNT = r"""
 // number of true entries of a bool array: grid-stride partial counts, a warp
