@@ -10,7 +10,9 @@ traversal kernels launched per BFS.
 
 ``--profile``: also run algorithms.bfs on the last grid under cProfile and
 print the functions with the most own time per BFS level (CuPy's Cython
-calls count as the own time of the function that makes them).
+calls count as the own time of the function that makes them);
+``--profile-kron S``: the same on a Kronecker graph of scale S from its
+highest-degree vertex (a few wide levels instead of thousands of narrow ones).
 """
 import argparse
 import statistics
@@ -42,6 +44,7 @@ def main(argv=None):
     p.add_argument("--grids", type=int, nargs="*", default=[300, 1000])
     p.add_argument("--repeats", type=int, default=5)
     p.add_argument("--profile", action="store_true")
+    p.add_argument("--profile-kron", type=int, nargs="*", default=[])
     p.add_argument("--off-repeats", type=int, default=1,
                    help="repeats with the speculation off (slow on big grids)")
     args = p.parse_args(argv)
@@ -82,22 +85,35 @@ def main(argv=None):
                   f"{t_base:>8.2f} {base:<2} {t_on / t_base:>8.1f} {launches:>8}")
     if args.profile:
         profile(A, src, sync)
+    for scale in args.profile_kron:
+        K = gb.generators.kronecker(scale, seed=42, device=args.device)
+        deg = K.dup("int64").reduce_rowwise(gb.monoid.plus)
+        hub = int(deg.select("==", deg.reduce(gb.monoid.max)).to_coo()[0][0])
+        print(f"\nKronecker {scale}, source {hub}:")
+        profile(K, hub, sync, repeat=20)
 
 
-def profile(A, src, sync):
+def profile(A, src, sync, repeat=1):
     import cProfile
     import pstats
     lv = gb.algorithms.bfs(A, src)
     sync()
     nlev = int(gb.backend.get(A.device).to_host(lv.to_coo()[1]).max()) + 1
+    t = time.perf_counter()
+    for _ in range(repeat):
+        gb.algorithms.bfs(A, src)
+    sync()
+    plain = (time.perf_counter() - t) / repeat
     pr = cProfile.Profile()
     t = time.perf_counter()
     pr.enable()
-    gb.algorithms.bfs(A, src)
+    for _ in range(repeat):
+        gb.algorithms.bfs(A, src)
     sync()
     pr.disable()
-    print(f"\n--- profile: algorithms.bfs, {nlev} levels, "
-          f"{(time.perf_counter() - t) * 1e3:.1f} ms under cProfile; own time per level")
+    nlev *= repeat
+    print(f"\n--- profile: algorithms.bfs, {nlev // repeat} levels, {plain * 1e3:.2f} ms a BFS, "
+          f"{(time.perf_counter() - t) / repeat * 1e3:.1f} ms under cProfile; own time per level")
     st = pstats.Stats(pr)
     rows = sorted(st.stats.items(), key=lambda kv: -kv[1][2])[:30]
     for (f, line, fname), (cc, nc, tt, ct, _) in rows:

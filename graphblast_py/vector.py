@@ -262,14 +262,18 @@ class Vector:
         self._set_dense(zv, zp, bound=bound)
         self._own = True
 
-    def _update_scalar(self, keys, s, bound):
-        """Store: positions ``keys`` take the scalar ``s`` (already in this
-        vector's type: a NumPy scalar), the rest unchanged; ``bound`` an
-        upper bound of the new count.  As :meth:`_update_dense` with
-        ``clear = keys`` and ``vals`` all ``s``, without building ``vals``:
-        one scatter of the scalar and one of the presence."""
+    def _update_scalar(self, keys, s, bound, where=None):
+        """Store: positions ``keys`` (or, with ``keys`` None, the positions
+        where the bool array ``where`` is true) take the scalar ``s``
+        (already in this vector's type: a NumPy scalar), the rest unchanged;
+        ``bound`` an upper bound of the new count.  As :meth:`_update_dense`
+        with ``clear = keys`` and ``vals`` all ``s``, without building
+        ``vals``: one fill of the backend."""
         zv, zp = self._writable()
-        self._be.fill_at(zv, zp, keys, s)
+        if keys is None:
+            self._be.fill_where(zv, zp, where, s)
+        else:
+            self._be.fill_at(zv, zp, keys, s)
         self._set_dense(zv, zp, bound=bound)
         self._own = True
 
@@ -278,6 +282,8 @@ class Vector:
         arrays when no one else can see them (``_own``), else copies."""
         if self._own and self._form == "dense" and self._pres is not None:
             return self._v, self._p         # (reading _pres carried out any pending store)
+        if self._form == "sparse":
+            return self._dense()            # new arrays: no one else has them
         cv, cp = self._dense()
         return cv.copy(), (cp.copy() if cp is not None else self._be.xp.ones(self.size, dtype=bool))
 

@@ -679,3 +679,49 @@ def test_backend_fill_at(device, dtype):
         rp[keys] = True
         np.testing.assert_array_equal(host(v), rv)
         np.testing.assert_array_equal(host(p), rp)
+    m = rng.random(n) < 0.4
+    base = (rng.random(n) * 50).astype(dt)
+    pres = rng.random(n) < 0.3
+    v, p = be.asarray(base.copy()), be.asarray(pres.copy())
+    be.fill_where(v, p, be.asarray(m), dt.type(9))
+    rv, rp = base.copy(), pres | m
+    rv[m] = dt.type(9)
+    np.testing.assert_array_equal(host(v), rv)
+    np.testing.assert_array_equal(host(p), rp)
+
+
+@pytest.mark.parametrize("w_form", ["empty", "sparse", "dense", "full"])
+@pytest.mark.parametrize("f_form", ["sparse", "dense"])
+def test_scalar_assign_under_structure(device, w_form, f_form):
+    """``w.assign(x, mask=F.S)`` (the level update's fast paths: into an empty
+    w, a dense or full w, with F sparse or dense) equals python-graphblas's
+    assign on the same content, for a few scalars and types."""
+    gbl = pytest.importorskip("graphblas")
+    rng = np.random.default_rng(11)
+    n = 400
+    for dt, value in (("int32", 5), ("int8", 300), ("float64", -2.5), ("bool", True)):
+        fk = np.flatnonzero(rng.random(n) < (0.02 if f_form == "sparse" else 0.5))
+        F = Vector.from_coo(fk, 1.5, size=n, dtype="float32", device=device)
+
+        if f_form == "dense":
+            F._dense()                  # converts (half the positions are stored)
+            assert F.form == "dense"
+        if w_form == "empty":
+            wk = np.zeros(0, np.int64)
+        elif w_form == "full":
+            wk = np.arange(n)
+        else:
+            wk = np.flatnonzero(rng.random(n) < (0.03 if w_form == "sparse" else 0.6))
+        wv = (rng.random(wk.shape[0]) * 100).astype(dt)
+        w = Vector.from_coo(wk, wv, size=n, dtype=dt, device=device)
+        if w_form in ("dense", "full"):
+            w._dense()
+            assert w.form == "dense"
+        ref = gbl.Vector.from_coo(wk, wv, size=n, dtype=dt)
+        refF = gbl.Vector.from_coo(fk, 1.5, size=n, dtype="float32")
+        ref(mask=refF.S) << value
+        w.assign(value, mask=F.S)
+        ri, rv = ref.to_coo()
+        i, x = coo(w)
+        np.testing.assert_array_equal(i, ri)
+        np.testing.assert_array_equal(x, rv)

@@ -109,6 +109,12 @@ class ArrayBackend(SparseMixin, EwiseMixin, ReduceMixin, MatVecMixin, SpgemmMixi
             vals[keys] = self.xp.repeat(self.asarray(s), self.asarray(np.diff(starts)))
         pres[keys] = True
 
+    def fill_where(self, vals, pres, m, s):
+        """In place: where the bool array ``m`` is true, ``vals`` takes the
+        scalar ``s`` and ``pres`` becomes true."""
+        self.xp.copyto(vals, s, where=m)
+        pres |= m
+
     def cast(self, a, dtype):
         return a if a.dtype == dtype else a.astype(dtype)
 

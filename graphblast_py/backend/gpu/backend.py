@@ -367,6 +367,15 @@ class GPUBackend(ArrayBackend):
             st, sc, k, s = cupy.asarray(starts), cupy.asarray(s, dtype=dt), len(starts) - 1, dt.type(0)
         fn(_grid_capped(m), (K.BLOCK,), (_c(keys), np.int64(m), s, st, sc, np.int32(k), vals, pres))
 
+    def fill_where(self, vals, pres, m, s):
+        """As the generic ``fill_where``, in one kernel launch."""
+        n = m.shape[0]
+        if n == 0:
+            return
+        dt = vals.dtype
+        fn = self._fn(("fill", dt.str), lambda: K.fill_source(dt), "fill_where")
+        fn(_grid_capped(n), (K.BLOCK,), (_c(m), np.int64(n), dt.type(s), vals, pres))
+
     def free_bytes(self):
         """Free device memory now (cudaMemGetInfo), in bytes."""
         return int(cupy.cuda.runtime.memGetInfo()[0])
