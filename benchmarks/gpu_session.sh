@@ -25,7 +25,7 @@ python3 -c "import cupy; print('cupy', cupy.__version__)" | tee -a "$OUT/run.log
 # STEPS picks the parts (one device call is at most 10 minutes, and starting a
 # machine costs minutes of the session's device time: two calls, e.g.
 # STEPS="tests spectral fglt gpu" and STEPS="kron22 grid1000 ablation"):
-#   tests     the GPU tests
+#   tests     the GPU tests (TESTS: the test files, default all)
 #   default   compare, the default set
 #   kron22    compare kron:22 (GPU, SciPy, python-graphblas as reference, CuPy programs)
 #   grid1000  compare grid:1000 (the same systems)
@@ -76,7 +76,7 @@ fi
 
 if has tests; then
 log "GPU tests"
-timeout "${T_TESTS:-300}" python3 -m pytest -q -m gpu -n "${NPROC:-8}" --dist loadgroup -p no:cacheprovider tests \
+timeout "${T_TESTS:-300}" python3 -m pytest -q -m gpu -n "${NPROC:-8}" --dist loadgroup -p no:cacheprovider ${TESTS:-tests} \
   > "$OUT/gpu_tests.log" 2>&1; echo "pytest exit $?" >> "$OUT/gpu_tests.log"
 grep -E "^FAILED|passed|failed|pytest exit" "$OUT/gpu_tests.log" | tee -a "$OUT/run.log"
 fi
@@ -118,7 +118,7 @@ fi
 if has gpu; then
 log "benchmarks/gpu.py"
 timeout "${T_GPU:-150}" python3 benchmarks/gpu.py --scales 18 20 22 --grids 300 1000 \
-  --repeats 3 > "$OUT/gpu_bench.log" 2>&1; echo "exit $?" >> "$OUT/gpu_bench.log"
+  --repeats 3 ${GPU_ARGS:-} > "$OUT/gpu_bench.log" 2>&1; echo "exit $?" >> "$OUT/gpu_bench.log"
 fi
 
 if has spec18; then
@@ -138,7 +138,7 @@ timeout "${T_SEED5:-150}" python3 benchmarks/fglt_seed.py --device gpu --repeat 
 fi
 if has traversal; then
 log "traversal speculation on the GPU"
-timeout "${T_TRAV:-120}" python3 benchmarks/traversal.py --device gpu --grids 300 1000 --profile \
+timeout "${T_TRAV:-120}" python3 benchmarks/traversal.py --device gpu --grids 300 1000 --profile ${TRAV_ARGS:-} \
   --repeats 3 > "$OUT/traversal.log" 2>&1; echo "exit $?" >> "$OUT/traversal.log"
 fi
 if has host; then

@@ -7,6 +7,11 @@ work, so the total is above the algorithm's plain time (both are printed);
 what the table shows is which operations carry the time.
 
     python3 benchmarks/op_profile.py --algorithms cc sssp bfs --scale 18 [--device gpu]
+                                     [--cprofile]
+
+``--cprofile``: also run each algorithm once more under cProfile (no syncs
+added) and print the functions with the most own time -- the host side
+(CuPy's Cython calls count as the own time of the function that makes them).
 """
 import argparse
 import time
@@ -85,6 +90,7 @@ def main():
     p.add_argument("--grid", type=int, default=None, help="a grid of this side instead")
     p.add_argument("--device", default=None)
     p.add_argument("--top", type=int, default=12)
+    p.add_argument("--cprofile", action="store_true")
     args = p.parse_args()
     if args.device:
         gb.set_device(args.device)
@@ -122,6 +128,19 @@ def main():
         for op, s in rows:
             print(f"  {op:<28} {s * 1e3:9.2f} ms  {prof.calls[op]:6d} calls "
                   f"{s / prof.calls[op] * 1e6:9.1f} µs/call")
+        if args.cprofile:
+            import cProfile
+            import pstats
+            pr = cProfile.Profile()
+            pr.enable()
+            run(A, W, src)
+            sync()
+            pr.disable()
+            print(f"  host side (cProfile), own time:")
+            st = pstats.Stats(pr)
+            for (f, line, fname), (cc, nc, tt, ct, _) in sorted(
+                    st.stats.items(), key=lambda kv: -kv[1][2])[:25]:
+                print(f"    {tt * 1e3:8.3f} ms {nc:6d} calls  {f.split('/')[-1]}:{line} {fname}")
 
 
 if __name__ == "__main__":
