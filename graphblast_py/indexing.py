@@ -83,8 +83,11 @@ def _int_array(be, x, what):
     return a.astype(np.int64, copy=False)
 
 
-def coo_arrays(be, index_lists, values, dtype, what):
-    """Validate COO input: returns ([int64 index arrays], values array, dtype)."""
+def coo_arrays(be, index_lists, values, dtype, what, maxima=None):
+    """Validate COO input: returns ([int64 index arrays], values array, dtype).
+    With a list ``maxima``, each index array's largest index (None when
+    empty) is appended to it: its minimum and maximum are read together (on
+    a GPU one wait), and the caller checks the maximum against the size."""
     idx = [_int_array(be, a, f"{what} indices") for a in index_lists]
     n = idx[0].shape[0] if idx[0].ndim == 1 else -1
     for k_arr, a in enumerate(idx):
@@ -93,7 +96,12 @@ def coo_arrays(be, index_lists, values, dtype, what):
         if a.shape[0] != n:
             raise DimensionMismatch(f"{what}: index arrays have different lengths "
                                     f"({n} and {a.shape[0]})")
-        if n and int(a.min()) < 0:
+        if maxima is not None:
+            lo, hi = be.minmax(a) if n else (0, None)
+            maxima.append(hi)
+        else:
+            lo = int(a.min()) if n else 0
+        if lo < 0:
             k = int(be.xp.argmax(a < 0))
             raise IndexOutOfBound(f"{what}: negative index {int(a[k])} at position {k} "
                                   f"(index array {k_arr})")

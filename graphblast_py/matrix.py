@@ -244,9 +244,10 @@ class Matrix:
                                                     dtype=dtype, dup_op=dup_op, device=device)
         be = backend_for(device)
         iso = np.ndim(values) == 0 and not (hasattr(values, "shape") and values.shape != ())
-        (r, c), vals, dt = coo_arrays(be, (rows, cols), values, dtype, "Matrix.from_coo")
-        nrows = _infer_size(be, r, nrows, "Matrix.from_coo", "rows")
-        ncols = _infer_size(be, c, ncols, "Matrix.from_coo", "cols")
+        hi = []
+        (r, c), vals, dt = coo_arrays(be, (rows, cols), values, dtype, "Matrix.from_coo", hi)
+        nrows = _infer_size(be, r, nrows, "Matrix.from_coo", "rows", hi[0])
+        ncols = _infer_size(be, c, ncols, "Matrix.from_coo", "cols", hi[1])
         A = cls(dt, nrows, ncols, device=be.name)
         if r.shape[0] == 0:
             return A

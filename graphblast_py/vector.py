@@ -372,9 +372,10 @@ class Vector:
             # host data for a device that waits to check or sort: check and
             # sort it on the host (the same rules), then move it over once
             return cls.from_coo(indices, values, size, dtype=dtype, device="cpu").to(be.name)
-        idx, vals, dtype = coo_arrays(be, (indices,), values, dtype, "Vector.from_coo")
+        hi = []
+        idx, vals, dtype = coo_arrays(be, (indices,), values, dtype, "Vector.from_coo", hi)
         idx = idx[0]
-        size = _infer_size(be, idx, size, "Vector.from_coo", "indices")
+        size = _infer_size(be, idx, size, "Vector.from_coo", "indices", hi[0])
         v = cls(dtype, size, device=be.name)
         if idx.shape[0] == 0:
             return v
@@ -425,10 +426,17 @@ class Vector:
     def to_dense(self, fill=None):
         """Array of all ``size`` positions on the vector's device; positions
         without an entry get ``fill`` (default 0)."""
+        s = np.zeros(1, self.dtype)
+        if fill is not None:
+            try:
+                s[0] = fill             # NumPy's cast of an item assignment
+            except (OverflowError, ValueError, TypeError) as e:
+                raise InvalidValue(f"Vector.to_dense: fill={fill!r} cannot be stored in the "
+                                   f"vector's type {self.dtype} ({e})") from None
         vals, pres = self._dense()
         out = vals.copy()
         if pres is not None:
-            out[~pres] = 0 if fill is None else fill
+            self._be.put_missing(out, pres, s[0])
         return out
 
     def to(self, device):
@@ -611,11 +619,18 @@ def _dup_op(dup_op):
     return resolve_accum(dup_op)
 
 
-def _infer_size(be, idx, size, what, argname):
+def _infer_size(be, idx, size, what, argname, hi=None):
+    """The size: ``size`` checked against the indices ``idx`` (IndexOutOfBound
+    naming the first index outside), or the largest index + 1; ``hi``: the
+    largest index when already known (coo_arrays' ``maxima``)."""
     if size is None:
+        if hi is not None:
+            return hi + 1
         return int(idx.max()) + 1 if idx.shape[0] else 0
     size = check_size(size, f"{what} size")
     if idx.shape[0]:
+        if hi is not None and hi < size:
+            return size
         bad = idx >= size
         if bool(bad.any()):
             from .errors import IndexOutOfBound

@@ -437,3 +437,53 @@ def test_mask_object_reused_after_its_vector_changed(device, form, change):
             got, want = op(m), op(fresh[k])
             assert host(got.to_coo()[0]).tolist() == host(want.to_coo()[0]).tolist(), (k, change)
             assert np.array_equal(host(got.to_coo()[1]), host(want.to_coo()[1]))
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int8", "uint8", "int64", "float32", "float64"])
+def test_to_dense_fill(device, dtype):
+    """``to_dense(fill)`` against NumPy's item assignment at the missing
+    positions, for fills that fit, that cast (2.7 into an integer type, -1
+    into int8) and that cannot be stored (InvalidValue naming the fill, on
+    both devices); a full vector has nothing to fill."""
+    n = 50
+    keys = np.arange(0, n, 3)
+    v = gb.Vector.from_coo(keys, 1, size=n, dtype=dtype, device=device)
+    for form in ("sparse", "dense"):
+        if form == "dense":
+            v._dense()
+        for fill in (None, 0, 7, 2.7, -1, True, np.inf, np.nan):
+            want = np.zeros(n, dtype)
+            want[keys] = 1
+            miss = np.ones(n, bool)
+            miss[keys] = False
+            try:
+                want[miss] = 0 if fill is None else fill
+            except (OverflowError, ValueError):
+                with pytest.raises(gb.errors.InvalidValue, match="fill"):
+                    v.to_dense(fill=fill)
+                continue
+            np.testing.assert_array_equal(host(v.to_dense(fill=fill)), want)
+    full = gb.Vector.from_coo(np.arange(n), 3, size=n, dtype=dtype, device=device)
+    np.testing.assert_array_equal(host(full.to_dense(fill=-1 if dtype != "uint8" else 9)),
+                                  np.full(n, 3, dtype))
+
+
+def test_from_coo_index_checks(device):
+    """The indices' range is read once (min and max together): a negative
+    index, an index at the size, an inferred size, on device arrays too."""
+    be = gb.backend.get(device)
+    for idx, size, err in (([0, 5, 2], 6, None), ([0, 6, 2], 6, "indices\\[1\\] = 6"),
+                           ([3, -1], 6, "negative index -1 at position 1"),
+                           ([4, 9, 1], None, None), ([], 4, None), ([], None, None)):
+        for arr in (np.asarray(idx, dtype=np.int64), be.asarray(np.asarray(idx, np.int64))):
+            if err is not None:
+                with pytest.raises(gb.errors.IndexOutOfBound, match=err):
+                    gb.Vector.from_coo(arr, 1, size=size, device=device)
+                with pytest.raises(gb.errors.IndexOutOfBound):
+                    gb.Matrix.from_coo(arr, arr, 1, size, size, device=device)
+                continue
+            v = gb.Vector.from_coo(arr, 1, size=size, device=device)
+            assert v.size == (size if size is not None else (max(idx) + 1 if idx else 0))
+            np.testing.assert_array_equal(host(v.to_coo()[0]), np.sort(idx))
+            M = gb.Matrix.from_coo(arr, arr[::-1].copy(), 1, size, size, device=device)
+            assert M.shape == (v.size, v.size) and M.nvals == len(idx)

@@ -109,6 +109,14 @@ class ArrayBackend(SparseMixin, EwiseMixin, ReduceMixin, MatVecMixin, SpgemmMixi
             vals[keys] = self.xp.repeat(self.asarray(s), self.asarray(np.diff(starts)))
         pres[keys] = True
 
+    def minmax(self, a):
+        """``(min, max)`` of a non-empty integer array, as Python ints."""
+        return int(a.min()), int(a.max())
+
+    def put_missing(self, out, pres, s):
+        """In place: ``out[~pres] = s`` (``s`` a NumPy scalar of out's type)."""
+        out[~pres] = s
+
     def fill_where(self, vals, pres, m, s):
         """In place: where the bool array ``m`` is true, ``vals`` takes the
         scalar ``s`` and ``pres`` becomes true."""

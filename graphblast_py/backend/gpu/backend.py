@@ -367,6 +367,22 @@ class GPUBackend(ArrayBackend):
             st, sc, k, s = cupy.asarray(starts), cupy.asarray(s, dtype=dt), len(starts) - 1, dt.type(0)
         fn(_grid_capped(m), (K.BLOCK,), (_c(keys), np.int64(m), s, st, sc, np.int32(k), vals, pres))
 
+    def minmax(self, a):
+        """As the generic ``minmax``, with one wait on the device (CuPy's
+        ``int(a.min())`` and ``int(a.max())`` wait twice)."""
+        lo, hi = cupy.stack((a.min(), a.max())).get().tolist()
+        return int(lo), int(hi)
+
+    def put_missing(self, out, pres, s):
+        """As the generic ``put_missing``, in one kernel and without a wait
+        (CuPy's boolean-mask assignment counts the mask on the host first)."""
+        n = out.shape[0]
+        if n == 0:
+            return
+        dt = out.dtype
+        fn = self._fn(("fill", dt.str), lambda: K.fill_source(dt), "put_missing")
+        fn(_grid_capped(n), (K.BLOCK,), (_c(pres), np.int64(n), dt.type(s), out))
+
     def fill_where(self, vals, pres, m, s):
         """As the generic ``fill_where``, in one kernel launch."""
         n = m.shape[0]

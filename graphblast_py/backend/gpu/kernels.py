@@ -892,6 +892,15 @@ extern "C" __global__ void fill_at(const i64* __restrict__ keys, i64 m, TV s,
     }
 }
 
+// in place: where pres[i] is false, out[i] takes the scalar s
+extern "C" __global__ void put_missing(const bool* __restrict__ pres, i64 n, TV s,
+                                       TV* __restrict__ out)
+{
+    i64 stride = (i64)gridDim.x * blockDim.x;
+    for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+        if (!pres[i]) out[i] = s;
+}
+
 // in place: where m[i], vals[i] takes the scalar s and pres[i] becomes true
 extern "C" __global__ void fill_where(const bool* __restrict__ m, i64 n, TV s,
                                       TV* __restrict__ vals, bool* __restrict__ pres)
