@@ -695,8 +695,7 @@ class GPUBackend(ArrayBackend):
                             semiring.monoid.terminal(out_dtype) is not None))
         alw, has_alw = self._dummy(_BOOL), rows is not None and rows.dtype == _BOOL
         heavy = None
-        if rows is None and not stops and self.PULL_HEAVY_ROW and \
-                not (rvals is None and a_iso is not None and ra):
+        if rows is None and not stops and self.PULL_HEAVY_ROW:
             split = self._heavy_split(indptr, cache)
             if split is not None:               # hub rows apart, the rest listed
                 rows, heavy = split
