@@ -12,7 +12,7 @@ import argparse
 import statistics
 import time
 
-import numpy as np
+
 
 import graphblast_py as gb
 from graphblast_py import backend, semiring
