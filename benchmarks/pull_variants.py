@@ -12,8 +12,6 @@ import argparse
 import statistics
 import time
 
-
-
 import graphblast_py as gb
 from graphblast_py import backend, semiring
 
