@@ -42,18 +42,25 @@ class Mask:
         """``(array, complement)``: a dense bool array over the parent's
         positions and whether the mask is its complement -- for kernels that
         test ``array[i] != complement`` themselves, so no complemented copy is
-        made."""
+        made.  The array is lent (``Vector._lend``): the kernel reads it during
+        the call and keeps it nowhere, so the parent keeps its arrays as its
+        own and may write them in place at its next store (a BFS level
+        update after ``~levels.S`` was the pull's mask)."""
         d = self._current()
         if d is not None:
             return d, False
-        return self.parent._mask_dense(self.structure), self.complement
+        return self.parent._mask_dense(self.structure, lend=True), self.complement
 
     def dense(self):
         """Dense bool array over the parent's positions, complement applied
-        (vectors only)."""
+        (vectors only).  It is cached here and the caller may keep it (the
+        output rule may store it as a presence array), so an uncomplemented
+        structural mask -- the parent's presence array itself -- is handed
+        out (the parent no longer writes it in place); a complement is a new
+        array, computed from a lent one."""
         d = self._current()
         if d is None:
-            allowed = self.parent._mask_dense(self.structure)
+            allowed = self.parent._mask_dense(self.structure, lend=self.complement)
             d = self._dense = ~allowed if self.complement else allowed
             self._dense_ver = getattr(self.parent, "_ver", None)
         return d

@@ -81,7 +81,10 @@ class Vector:
     # Every store goes through _set_sparse/_set_dense: a new stamp (``_ver``),
     # no record of how the content came about (``_grew``, ``_spec``: see
     # operations/speculate.py) and arrays that may be shared (``_own`` False:
-    # only _update_dense sets it, for arrays no one else has seen).
+    # only the in-place updates (_update_dense, _update_scalar, _update_where)
+    # and a dense form built for a borrower set it, for arrays no one else
+    # has seen; _view/_dense hand arrays out and clear it, _lend/_dense(lend=
+    # True) lend them to a reader that keeps them nowhere and leave it).
     #
     # A store may also be *pending* (``_pend``): content known on the host but
     # not yet written to the arrays -- a level of a traversal not yet sliced
@@ -168,8 +171,19 @@ class Vector:
     def _view(self):
         """The stored content in its current form, unconverted:
         ``SparseResult(indices, values)`` or ``DenseVectorResult(values,
-        presence or None)``."""
+        presence or None)``.  The arrays are handed out: the caller may keep
+        them (in a result, a cache), so this vector never writes them in
+        place again."""
         self._own = False           # the arrays are handed out
+        return self._lend()
+
+    def _lend(self):
+        """As :meth:`_view`, lent to a reader that is done with the arrays
+        when its call returns and keeps them nowhere (a kernel's input, a
+        count; not a result, not a cache): the vector keeps them as its own
+        (``_own``) and may write them in place at its next store.  On a GPU
+        the reading kernels are queued before that write on the same stream,
+        so they read the content as it was."""
         if self._form == "sparse":
             return SparseResult(self._idx, self._vals)
         return DenseVectorResult(self._vals, self._pres)
@@ -214,9 +228,9 @@ class Vector:
         """(indices, values) -- converting to the sparse form when it is cheaper."""
         if self._form == "sparse":
             return self._idx, self._vals
-        self._own = False
         xp = self._be.xp
         if self._pres is None:
+            self._own = False       # the values array is handed out
             idx = xp.arange(self.size, dtype=np.int64)
             return idx, self._vals
         idx = xp.flatnonzero(self._pres)
@@ -229,11 +243,26 @@ class Vector:
             self._nvals = self._nv_hi = idx.shape[0]
         return idx, vals
 
-    def _dense(self):
-        """(values, presence or None) over all positions."""
+    def _dense(self, lend=False):
+        """(values, presence or None) over all positions, handed out (the
+        caller may keep them, see :meth:`_view`) or, with ``lend=True``, lent
+        to a reader that keeps them nowhere past its call (see :meth:`_lend`):
+        the vector may then write them in place at its next store."""
         if self._form == "dense":
-            self._own = False       # the arrays are handed out
+            if not lend:
+                self._own = False       # the arrays are handed out
             return self._vals, self._pres
+        vals, pres = self._build_dense()
+        if self._idx.shape[0] >= DENSE_FRACTION * self.size:
+            same = self._ver, self._grew, self._spec     # a new form, the same content
+            self._set_dense(vals, pres, self._idx.shape[0])
+            self._ver, self._grew, self._spec = same
+            self._own = lend            # new arrays: only a borrower has seen them
+        return vals, pres
+
+    def _build_dense(self):
+        """New dense (values, presence) arrays of the sparse content (not
+        stored)."""
         be = self._be
         self._check_dense_alloc()
         vals = be.zeros(self.size, self.dtype)
@@ -241,10 +270,6 @@ class Vector:
         if self._idx.shape[0]:
             vals[self._idx] = self._vals
             pres[self._idx] = True
-        if self._idx.shape[0] >= DENSE_FRACTION * self.size:
-            same = self._ver, self._grew, self._spec     # a new form, the same content
-            self._set_dense(vals, pres, self._idx.shape[0])
-            self._ver, self._grew, self._spec = same
         return vals, pres
 
     def _update_dense(self, clear, keys, vals, bound):
@@ -262,30 +287,41 @@ class Vector:
         self._set_dense(zv, zp, bound=bound)
         self._own = True
 
-    def _update_scalar(self, keys, s, bound, where=None):
-        """Store: positions ``keys`` (or, with ``keys`` None, the positions
-        where the bool array ``where`` is true) take the scalar ``s``
-        (already in this vector's type: a NumPy scalar), the rest unchanged;
-        ``bound`` an upper bound of the new count.  As :meth:`_update_dense`
-        with ``clear = keys`` and ``vals`` all ``s``, without building
-        ``vals``: one fill of the backend."""
+    def _update_scalar(self, keys, s, bound):
+        """Store: positions ``keys`` take the scalar ``s`` (already in this
+        vector's type: a NumPy scalar), the rest unchanged; ``bound`` an
+        upper bound of the new count.  As :meth:`_update_dense` with
+        ``clear = keys`` and ``vals`` all ``s``, without building ``vals``:
+        one fill of the backend (``fill_at``)."""
         zv, zp = self._writable()
-        if keys is None:
-            self._be.fill_where(zv, zp, where, s)
-        else:
-            self._be.fill_at(zv, zp, keys, s)
+        self._be.fill_at(zv, zp, keys, s)
+        self._set_dense(zv, zp, bound=bound)
+        self._own = True
+
+    def _update_where(self, m, s, bound):
+        """Store: positions where the bool array ``m`` (over all positions;
+        it may be lent by another vector, or be this vector's own presence)
+        is set take the scalar ``s`` (already in this vector's type), the
+        rest unchanged; ``bound`` an upper bound of the new count.  One pass
+        over the positions (the backend's ``assign_where``) into this
+        vector's own arrays where it owns them (a level update of a BFS whose
+        frontier is stored dense)."""
+        zv, zp = self._writable()
+        self._be.assign_where(zv, zp, m, s)
         self._set_dense(zv, zp, bound=bound)
         self._own = True
 
     def _writable(self):
         """Dense (values, presence) this vector may write in place: its own
-        arrays when no one else can see them (``_own``), else copies."""
-        if self._own and self._form == "dense" and self._pres is not None:
-            return self._v, self._p         # (reading _pres carried out any pending store)
+        arrays when no one else can see them (``_own``), else copies (a
+        sparse vector: a dense form built for the purpose)."""
         if self._form == "sparse":
-            return self._dense()            # new arrays: no one else has them
-        cv, cp = self._dense()
-        return cv.copy(), (cp.copy() if cp is not None else self._be.xp.ones(self.size, dtype=bool))
+            return self._build_dense()
+        cp = self._pres                 # (carries out a pending store first)
+        if self._own and cp is not None:
+            return self._v, cp
+        return self._v.copy(), (cp.copy() if cp is not None else
+                                   self._be.xp.ones(self.size, dtype=bool))
 
     def _gather(self, keys):
         """(values, presence) at the sorted positions ``keys``, as new arrays
@@ -316,8 +352,13 @@ class Vector:
             return idx
         return idx[vals.astype(bool)]
 
-    def _mask_dense(self, structure):
-        vals, pres = self._dense()
+    def _mask_dense(self, structure, lend=False):
+        """Dense bool array of the positions a structural (``structure``) or
+        value mask of this vector allows.  A structural mask of a vector with
+        a presence array is that array itself: handed out unless ``lend`` (a
+        reader that keeps it nowhere past its call, see :meth:`_lend`); a
+        value mask is always a new array."""
+        vals, pres = self._dense(lend=lend or not structure)
         if structure:
             return pres if pres is not None else self._be.xp.ones(self.size, dtype=bool)
         t = vals.astype(bool)

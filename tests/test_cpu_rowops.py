@@ -196,16 +196,38 @@ def test_dense_vector_passes(monkeypatch):
     presence combination, the value types of one width and bool)."""
     from graphblast_py.backend.cpu import rowops
     monkeypatch.setattr(rowops, "DENSE_PARALLEL", 0)
+    monkeypatch.setattr(rowops, "READ_PASS_MIN_THREADS", 1)
     be = gb.Matrix(gb.dtypes.INT64, 1, 1)._be
     rng = np.random.default_rng(7)
     n = 1000
     ip = np.concatenate(([0], np.cumsum(rng.integers(0, 9, n)))).astype(np.int32)
     pres = rng.random(n) < 0.3
-    assert rowops.frontier_edges_dense(ip, pres) in (None, int(np.diff(ip)[pres].sum()))
+    assert rowops.frontier_edges_dense(ip, pres) == int(np.diff(ip)[pres].sum())
+    # serial (short vectors) and on the CPU backend: exact, dense and sparse
+    from graphblast_py.backend.generic import ArrayBackend
+    from graphblast_py.results import DenseVectorResult, SparseResult
+    monkeypatch.setattr(rowops, "DENSE_PARALLEL", 1 << 40)
+    for p_ in (pres, np.zeros(n, bool), np.ones(n, bool)):
+        want = int(np.diff(ip)[p_].sum())
+        assert rowops.frontier_edges_dense(ip, p_) == want
+        assert be.frontier_edges(ip, DenseVectorResult(np.zeros(n), p_)) == want
+        idx = np.flatnonzero(p_)
+        assert be.frontier_edges(ip, SparseResult(idx, np.zeros(idx.shape[0]))) == want
+        assert ArrayBackend.frontier_edges(be, ip, SparseResult(idx, None)) == want
+    monkeypatch.setattr(rowops, "DENSE_PARALLEL", 0)
+    # push's compaction of its accumulator: positions, values, flags cleared
+    for dt in ("int64", "float32", "bool", "int8"):
+        v = (rng.random(n) * 100).astype(dt)
+        for f in (pres, np.zeros(n, bool), np.ones(n, bool)):
+            fl = f.copy()
+            got = rowops.compact_clear(fl, v, int(f.sum()))
+            np.testing.assert_array_equal(got[0], np.flatnonzero(f))
+            np.testing.assert_array_equal(got[1], v[f])
+            assert got[1].dtype == v.dtype and not fl.any()
     for flags in (pres, np.zeros(n, bool), np.ones(n, bool)):
         for comp in (False, True):
             got = rowops.true_positions(flags, comp)
-            assert got is None or np.array_equal(got, np.flatnonzero(~flags if comp else flags))
+            assert np.array_equal(got, np.flatnonzero(~flags if comp else flags))
     m = rng.random(n) < 0.5
     for dt in ("int64", "float64", "bool", "int8", "float32"):
         z = (rng.random(n) * 100).astype(dt)

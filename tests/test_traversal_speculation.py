@@ -683,7 +683,7 @@ def test_backend_fill_at(device, dtype):
     base = (rng.random(n) * 50).astype(dt)
     pres = rng.random(n) < 0.3
     v, p = be.asarray(base.copy()), be.asarray(pres.copy())
-    be.fill_where(v, p, be.asarray(m), dt.type(9))
+    be.assign_where(v, p, be.asarray(m), dt.type(9))
     rv, rp = base.copy(), pres | m
     rv[m] = dt.type(9)
     np.testing.assert_array_equal(host(v), rv)

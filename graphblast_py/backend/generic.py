@@ -117,11 +117,13 @@ class ArrayBackend(SparseMixin, EwiseMixin, ReduceMixin, MatVecMixin, SpgemmMixi
         """In place: ``out[~pres] = s`` (``s`` a NumPy scalar of out's type)."""
         out[~pres] = s
 
-    def fill_where(self, vals, pres, m, s):
-        """In place: where the bool array ``m`` is true, ``vals`` takes the
-        scalar ``s`` and ``pres`` becomes true."""
-        self.xp.copyto(vals, s, where=m)
-        pres |= m
+    def assign_where(self, vals, pres, m, s):
+        """In place: ``vals[m] = s`` and ``pres |= m`` (``m`` a bool array
+        over the positions, ``s`` a scalar of ``vals``' type; ``m`` may be
+        ``pres`` itself).  Nothing waits on the device."""
+        xp = self.xp
+        xp.copyto(vals, s, where=m)
+        xp.bitwise_or(pres, m, out=pres)
 
     def cast(self, a, dtype):
         return a if a.dtype == dtype else a.astype(dtype)

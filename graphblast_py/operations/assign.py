@@ -39,34 +39,48 @@ def vector_assign(w, value, indices=None, *, mask=None, accum=None, replace=Fals
         # for traversal speculation (operations/speculate.py)
         F = mask.parent
         before, by = getattr(w, "_ver", None), getattr(F, "_ver", None)
-        if (accum is None and type(w) is Vector and type(F) is Vector and F.size == w.size
-                and F._be is w._be):
-            # a BFS level update: what _assign's whole-vector path does for
-            # it (output rule: positions of F take the scalar, the rest of w
-            # unchanged), without its general set-up
-            s = _cast_scalar(value, w.dtype)
-            lk = level_keys(F) if F._form == "sparse" else None
-            if lk is not None:
-                # F is a level of a traversal (speculate.py): the fill waits
-                # and joins those of the following levels, one scatter in
-                # all; a sparse w turns dense (a long BFS: w is a levels or
-                # visited vector, dense by nature)
-                order, a, b = lk
-                w._defer_fills(order, a, b, s, w._nv_hi + (b - a))
-            elif w._form == "dense" or w._be.dense_vectors:
-                # one fill of the scalar into w's own arrays
-                # (Vector._update_scalar), at F's keys or where F is present
-                bound = min(w.size, w._nv_hi + F._nvals_estimate())
-                if F._form == "sparse":
-                    w._update_scalar(F._sparse()[0], s, bound)
-                else:
-                    w._update_scalar(None, s, bound, where=F._mask_dense(True))
-            elif w._is_empty_fresh() and F._form == "sparse":
-                # into an empty w: F's keys (never written in place) with s
-                mk = F._sparse()[0]
-                w._set_sparse(mk, w._be.full(mk.shape[0], s, w.dtype))
-            else:
-                _assign(w, value, (indices,), mask, accum, replace)
+        plain = (accum is None and type(w) is Vector and type(F) is Vector
+                 and F.size == w.size and F._be is w._be)
+        lk = level_keys(F) if plain and F._form == "sparse" else None
+        if lk is not None:
+            # F is a level of a traversal (speculate.py): the fill waits and
+            # joins those of the following levels, one scatter in all; a
+            # sparse w turns dense (a long BFS: w is a levels or visited
+            # vector, dense by nature)
+            order, a, b = lk
+            w._defer_fills(order, a, b, _cast_scalar(value, w.dtype), w._nv_hi + (b - a))
+        elif plain and F._form == "sparse" and (
+                w._form == "dense" or (F._spec is not None and F._spec.trav is not None)
+                or w._nv_hi + F._nvals_bound() >= DENSE_FRACTION * w.size
+                or w._be.dense_vectors):
+            # a BFS level update (a dense w, a sparse frontier F): what
+            # _assign's whole-vector path does for it (output rule: positions
+            # of F take the scalar), without its general set-up: one scatter
+            # of the scalar into w's own arrays (Vector._update_scalar).  A
+            # sparse w turns dense here when F comes from a traversal kernel
+            # (a long BFS: w is a levels/visited vector, dense by nature),
+            # when the result may reach the dense fraction (the first big
+            # level of a power-law BFS; the key path would sort it all) and
+            # on a backend that keeps vectors dense (the GPU: _assign's
+            # whole-vector path made w dense there too)
+            mk = F._sparse()[0]
+            w._update_scalar(mk, _cast_scalar(value, w.dtype),
+                             min(w.size, w._nv_hi + mk.shape[0]))
+        elif plain and F._form == "sparse" and w._is_empty_fresh():
+            # an empty w (a BFS's first level): F's positions with the scalar
+            # (F's index array is shared: sparse arrays are never written
+            # in place)
+            mk = F._sparse()[0]
+            w._set_sparse(mk, w._be.full(mk.shape[0], _cast_scalar(value, w.dtype), w.dtype))
+        elif plain and F._form == "dense":
+            # the same with a dense F (the big levels of a power-law BFS):
+            # one pass over the positions (Vector._update_where) with F's
+            # presence lent as the mask, into w's own arrays where it owns
+            # them; w turns dense, as on _assign's whole-vector path
+            w._update_where(mask.dense_parts()[0], _cast_scalar(value, w.dtype),
+                            min(w.size, w._nv_hi + F._nvals_estimate()))
+        else:
+            _assign(w, value, (indices,), mask, accum, replace)
         if before is not None and by is not None:
             note_growth(w, before, by)
         return w

@@ -133,13 +133,18 @@ def _matvec(what, A, u, semiring, mask, accum, replace, out, direction, pull_inp
         stats.record(what, direction, switches={"structure_only": structure_only,
                                                 "mask_first": mask_first,
                                                 "early_exit": early_exit})
-    # the mask as a dense array the kernel tests (and whether it is the complement)
+    # the mask as a dense array the kernel tests (and whether it is the
+    # complement).  The kernels only read their vector operands and the mask
+    # during the call and keep none of them (their results are new arrays),
+    # so these are lent (Vector._lend): the vectors keep their arrays as
+    # their own, and a later in-place update (a BFS level update of the
+    # visited vector that was the mask and pull's input) copies nothing
     allowed, comp = kmask.dense_parts() if kmask is not None else (None, False)
     if direction == "push":
         P = A._csr(reads_a) if swap else A._csc_arrays(reads_a)
         # the frontier as stored when the backend's push takes a dense one (no
         # conversion, no device wait), else its sorted indices
-        x = u._view() if be.dense_vectors else SparseResult(*u._sparse())
+        x = u._lend() if be.dense_vectors else SparseResult(*u._sparse())
         longest = None
         if x.__class__ is not SparseResult:     # a dense frontier: tell the backend how
             longest = _longest_row(A, swap, P[0])   # long P's rows get
@@ -149,7 +154,7 @@ def _matvec(what, A, u, semiring, mask, accum, replace, out, direction, pull_inp
     else:
         R = A._csc_arrays(reads_a) if swap else A._csr(reads_a)
         src = pull_input if pull_input is not None else u
-        T = be.pull(R, src._dense(), semiring, allowed, swap, out_dtype,
+        T = be.pull(R, src._dense(lend=True), semiring, allowed, swap, out_dtype,
                     structure_only=structure_only, early_exit=early_exit, complement=comp,
                     a_iso=a_iso, cache=A._cached(("pull", swap), dict))
     # the kernel applied the mask it was given (mask_first): the output rule
@@ -195,7 +200,7 @@ def _choose(A, u, mask, semiring, n_in, n_out, early_exit=True, swap=True):
         longest = _longest_row(A, True, indptr)
         if nv * longest * be.push_cost_weight < pull_cost:
             return "push"                   # cheaper even if every row were the longest
-        edges = be.frontier_edges(indptr, u._view())
+        edges = be.frontier_edges(indptr, u._lend())
     if edges is None:
         edges = nnz / max(n_in, 1) * nv
     return "push" if edges * be.push_cost_weight < pull_cost else "pull"

@@ -189,7 +189,10 @@ def begin(what, A, u, M, out, semiring, out_dtype, swap, n, be):
     if streak < AFTER:
         return None, _Link(tok, swap, semiring, out_dtype, streak, None, 0)
     indptr, indices, _ = A._csr(False) if swap else A._csc_arrays(False)
-    order, offsets, complete = be.traverse(indptr, indices, u._view(), M._mask_dense(True),
+    # (the traversal kernels read the frontier and the visited set and keep
+    # neither: both are lent, see Vector._lend)
+    order, offsets, complete = be.traverse(indptr, indices, u._lend(),
+                                           M._mask_dense(True, lend=True),
                                            be.speculate_capacity, be.speculate_levels)
     trav = _Traversal(be, order, offsets, complete, out_dtype)
     stats.record("traversal", "launched", levels=trav.nlev, complete=trav.complete)

@@ -26,8 +26,14 @@ _BOOL_SAFE_MULT = frozenset(("first", "second", "pair", "any", "land", "lor", "l
 PARALLEL_WORK = 1 << 16
 # pull's threshold (rows + scanned edges), higher: on a loaded machine a
 # parallel region waits for a descheduled worker (several ms at 2 threads on
-# the shared 2-core VM, where a BFS pull level of Kronecker 16 takes ~1 ms)
+# the shared 2-core VM, where a BFS pull level of Kronecker 16 takes ~1 ms).
+# (Checked again 2026-11-26: 2^17 made Kronecker 16's second level 0.86 ->
+# 0.52 ms on the quiet VM, and 5 ms while another process held a core.)
 PULL_PARALLEL_WORK = 1 << 19
+# push compacts its result by a pass over the accumulator's flags (instead
+# of sorting the touched outputs) from 1/PUSH_SCAN_FRACTION of the outputs:
+# sorting Kronecker 16's first level (9753 of 65536) took ~80 us, the pass ~30
+PUSH_SCAN_FRACTION = 16
 
 
 _kernel_module = None
@@ -526,6 +532,13 @@ class CPUBackend(ArrayBackend):
                     allowed is not None, semiring.monoid.opcode, semiring.mult.opcode,
                     swap, semiring.monoid.is_any, outv, outp, touched)
         self.last_kernel = ("push", read_a, None, allowed is not None)
+        if nt * PUSH_SCAN_FRACTION >= n_out:
+            # many outputs: one pass over the flags (sorted by position, and
+            # clearing them) instead of sorting the touched list
+            from .rowops import compact_clear
+            r = compact_clear(outp, outv, nt)
+            if r is not None:
+                return r
         idx = np.sort(touched[:nt])
         vals = outv[idx]
         if ws is not None:
@@ -609,10 +622,12 @@ class CPUBackend(ArrayBackend):
     dot_mask_csr = True
 
     def frontier_edges(self, indptr, x):
-        """A dense frontier's edges in one parallel pass (cpu/rowops.py) on
-        long vectors; otherwise the generic count."""
-        if not isinstance(x, SparseResult) and x.present is not None:
-            from .rowops import frontier_edges_dense
+        """A frontier's edges in one numba pass (cpu/rowops.py; parallel
+        over a long dense frontier); otherwise the generic count."""
+        from .rowops import frontier_edges_dense, frontier_edges_sparse
+        if isinstance(x, SparseResult):
+            return frontier_edges_sparse(indptr, x.keys)
+        if x.present is not None:
             e = frontier_edges_dense(indptr, x.present)
             if e is not None:
                 return e
@@ -640,6 +655,13 @@ class CPUBackend(ArrayBackend):
         from .rowops import masked_merge
         r = masked_merge(m, z, zp, c, cp)
         return r if r is not None else super().masked_merge(m, z, zp, c, cp)
+
+    def assign_where(self, vals, pres, m, s):
+        """One numba pass (cpu/rowops.py; parallel on long vectors) instead
+        of NumPy's masked copy, which branches on every position."""
+        from .rowops import assign_where
+        if not assign_where(vals, pres, m, s):
+            super().assign_where(vals, pres, m, s)
 
     def spgemm_one_term(self, A, B, semiring, out_dtype, shape):
         """A product with a diagonal matrix (``diag(d) B``, ``A diag(d)``) in

@@ -383,13 +383,14 @@ class GPUBackend(ArrayBackend):
         fn = self._fn(("fill", dt.str), lambda: K.fill_source(dt), "put_missing")
         fn(_grid_capped(n), (K.BLOCK,), (_c(pres), np.int64(n), dt.type(s), out))
 
-    def fill_where(self, vals, pres, m, s):
-        """As the generic ``fill_where``, in one kernel launch."""
+    def assign_where(self, vals, pres, m, s):
+        """As the generic ``assign_where``, in one kernel launch (``m`` may
+        be ``pres`` itself: each thread reads m[i] before it writes pres[i])."""
         n = m.shape[0]
         if n == 0:
             return
         dt = vals.dtype
-        fn = self._fn(("fill", dt.str), lambda: K.fill_source(dt), "fill_where")
+        fn = self._fn(("fill", dt.str), lambda: K.fill_source(dt), "assign_where")
         fn(_grid_capped(n), (K.BLOCK,), (_c(m), np.int64(n), dt.type(s), vals, pres))
 
     def free_bytes(self):

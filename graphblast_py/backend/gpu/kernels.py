@@ -906,8 +906,9 @@ extern "C" __global__ void put_missing(const bool* __restrict__ pres, i64 n, TV 
 }
 
 // in place: where m[i], vals[i] takes the scalar s and pres[i] becomes true
-extern "C" __global__ void fill_where(const bool* __restrict__ m, i64 n, TV s,
-                                      TV* __restrict__ vals, bool* __restrict__ pres)
+// (m may be pres itself: no __restrict__ on either)
+extern "C" __global__ void assign_where(const bool* m, i64 n, TV s,
+                                        TV* __restrict__ vals, bool* pres)
 {
     i64 stride = (i64)gridDim.x * blockDim.x;
     for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
