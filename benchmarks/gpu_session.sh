@@ -39,7 +39,8 @@ python3 -c "import cupy; print('cupy', cupy.__version__)" | tee -a "$OUT/run.log
 #   cpu16     benchmarks/cpu.py on the machine's host cores (2 and 16 threads) against
 #             python-graphblas and SciPy
 #   disttests tests/test_dist_spmd.py (its GPU cases: 1 and 2 GPU workers, NCCL; and CPU ones)
-#   distbench benchmarks/dist_spmd.py --device gpu on 1 and 2 GPUs (DIST_SCALES)
+#   distbench benchmarks/dist_spmd.py --device gpu on 1 and 2 GPUs (DIST_SCALES, DIST_WORKERS,
+#             DIST_CC / DIST_BASE_CC: largest scale of CC, distributed / on one GPU)
 #   distcpu   benchmarks/dist_spmd.py --device cpu on 1 and 2 single-threaded processes
 #   eig1000   eigvalsh top 6 on the 1000^2 grid alone (cupyx eigsh left out: 68 s)
 #   seed5     benchmarks/fglt_seed.py: 5-orbit FGLT on graphs shaped as the FGLT seed's
@@ -57,14 +58,15 @@ if has tests || has disttests || has distbench || has distcpu; then
 fi
 if has disttests; then
 log "dist tests (GPU and CPU cases)"
-timeout "${T_DIST:-240}" python3 -m pytest -q -p no:cacheprovider tests/test_dist_spmd.py \
+timeout "${T_DIST:-240}" python3 -m pytest -q -p no:cacheprovider ${DIST_TEST_ARGS:-} tests/test_dist_spmd.py \
   > "$OUT/dist_tests.log" 2>&1; echo "pytest exit $?" >> "$OUT/dist_tests.log"
 grep -E "^FAILED|passed|failed|pytest exit" "$OUT/dist_tests.log" | tee -a "$OUT/run.log"
 fi
 if has distbench; then
 log "benchmarks/dist_spmd.py on the GPUs"
 ( cd benchmarks && timeout "${T_DISTB:-400}" python3 dist_spmd.py --device gpu \
-  --scales ${DIST_SCALES:-22 24} --workers 1 2 --iters 5 --repeats 3 --cc-max-scale ${DIST_CC:-22} ) 2>&1 | grep -v WARNING \
+  --scales ${DIST_SCALES:-22 24} --workers ${DIST_WORKERS:-1 2} --iters 5 --repeats 3 \
+  --cc-max-scale ${DIST_CC:-22} --base-cc-max-scale ${DIST_BASE_CC:-${DIST_CC:-22}} ) 2>&1 | grep -v WARNING \
   > "$OUT/dist_bench.log"; echo "exit $?" >> "$OUT/dist_bench.log"
 fi
 if has distcpu; then
@@ -76,6 +78,8 @@ fi
 
 if has tests; then
 log "GPU tests"
+# SPREAD=N: the xdist workers are pinned to the first N GPUs (tests/conftest.py)
+GRAPHBLAST_TEST_SPREAD_GPUS=${SPREAD:-0} \
 timeout "${T_TESTS:-300}" python3 -m pytest -q -m gpu -n "${NPROC:-8}" --dist loadgroup -p no:cacheprovider ${TESTS:-tests} \
   > "$OUT/gpu_tests.log" 2>&1; echo "pytest exit $?" >> "$OUT/gpu_tests.log"
 grep -E "^FAILED|passed|failed|pytest exit" "$OUT/gpu_tests.log" | tee -a "$OUT/run.log"

@@ -6,7 +6,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from graphblast_py import backend
+# On a host with several GPUs, GRAPHBLAST_TEST_SPREAD_GPUS=N pins each
+# pytest-xdist worker to one of the first N GPUs (before CUDA starts in the
+# worker), so the single-GPU tests use them all; the multi-GPU cluster tests
+# (tests/test_dist_spmd.py) need every GPU visible and run in their own call.
+_spread = int(os.environ.get("GRAPHBLAST_TEST_SPREAD_GPUS", "0") or 0)
+_worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+if _spread > 1 and _worker.startswith("gw"):
+    os.environ["CUDA_VISIBLE_DEVICES"] = str(int(_worker[2:]) % _spread)
+
+from graphblast_py import backend                                   # noqa: E402
 
 HAS_GPU = backend.gpu_available()
 

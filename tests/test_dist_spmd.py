@@ -29,7 +29,8 @@ def _close(client):
 
 CLUSTERS = ["cpu2", "cpu1",
             pytest.param("gpu1", marks=pytest.mark.gpu),
-            pytest.param("gpu2", marks=pytest.mark.gpu)]
+            pytest.param("gpu2", marks=pytest.mark.gpu),
+            pytest.param("gpu4", marks=pytest.mark.gpu)]
 
 
 @pytest.fixture(scope="module", params=CLUSTERS)
