@@ -31,6 +31,12 @@ at most 1.5 is issue 17's target.  A baseline that does not fit one device
 are then checked against each other (the first worker count's levels and
 labels), not against a single process.
 
+``--profile``: one more BFS and CC run per row with the collectives timed
+on the workers (a device synchronisation around each, so the run is slower
+than the timed ones): the slowest worker's run time, its time in the
+input-vector gathers (header and payload), in the number gathers, the bytes
+it sent and the gathers the cache answered (gb.dist.spmd.PROFILE).
+
 Every distributed result is checked against the baseline's, entry by entry:
 BFS levels and CC labels equal; up to scale 20 also PageRank (to tol 1e-7)
 within 1e-9 relative of the single process on the CPU.
@@ -161,6 +167,8 @@ def main():
     ap.add_argument("--iters", type=int, default=5)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--cc-max-scale", type=int, default=20)
+    ap.add_argument("--profile", action="store_true",
+                    help="time the collectives of one more BFS and CC run per row")
     ap.add_argument("--base-cc-max-scale", type=int, default=None,
                     help="largest scale of the one-device CC baseline (default: --cc-max-scale)")
     args = ap.parse_args()
@@ -232,6 +240,8 @@ def main():
                   f"levels{' and labels' if do_cc else ''} "
                   f"{'DIFFER' if not ok else 'kept' if how.startswith('unch') else 'equal'} ({how})"
                   + ("" if pr_ok is None else f", pagerank {'agrees' if pr_ok else 'DIFFERS'}"))
+                if args.profile:
+                    profile(client, K, b["src"], do_cc, p)
                 del K
                 settle(client)
         finally:
@@ -239,6 +249,21 @@ def main():
             client.cluster.close()
     weak(base, rows, p)
     return 0
+
+
+def profile(client, K, src, do_cc, p):
+    """One BFS (and CC) run with the collectives timed on the workers."""
+    from graphblast_py.dist import spmd
+    for name, fn, args in [("bfs", bfs, (K, src))] + \
+            ([("cc", connected_components, (K,))] if do_cc else []):
+        client.run(spmd.profile_collectives, True)
+        _, secs = dist.run_timed(fn, *args)
+        prof = client.run(spmd.profile_collectives, False)
+        worst = max(prof.values(), key=lambda d: d["exchange"] + d["numbers"])
+        p(f"        profile {name}: run {secs * 1e3:.1f} ms; gathers {worst['exchanges']} "
+          f"({worst['hits']} from the cache) {worst['exchange'] * 1e3:.1f} ms, "
+          f"{worst['bytes'] / 2**20:.1f} MiB sent; numbers {worst['number_calls']} "
+          f"{worst['numbers'] * 1e3:.1f} ms (the slowest worker)")
 
 
 def _check(got, key, b, first):

@@ -689,12 +689,14 @@ def test_e2e_missing_kernel_and_oom():
         Ag.mxm(Ag.T, gb.Semiring.register("plus_nocuda", gb.monoid.plus, NOCUDA))
     with pytest.raises(gb.OutOfMemory):
         gb.Matrix(F64, 3 * 10**6, 3 * 10**6, device="gpu").to_dense()
-    with pytest.raises(gb.OutOfMemory):
-        big = gb.Matrix.from_coo(np.arange(50_000), np.zeros(50_000, np.int64), 1.0,
-                                 50_000, 50_000, device="gpu")
-        big.mxm(big.T, gb.semiring.plus_times, method="saxpy")   # 2.5e9 products
-    # nothing silently moved to the host: results are CuPy arrays
+    # an outer product whose m^2 products need (at 8 bytes each, less than
+    # they take) four times the free device memory, whatever the card
     import cupy
+    m = int((4 * cupy.cuda.runtime.memGetInfo()[0] / 8) ** 0.5)
+    with pytest.raises(gb.OutOfMemory):
+        big = gb.Matrix.from_coo(np.arange(m), np.zeros(m, np.int64), 1.0, m, m, device="gpu")
+        big.mxm(big.T, gb.semiring.plus_times, method="saxpy")
+    # nothing silently moved to the host: results are CuPy arrays
     r, c, v = Ag.mxm(Ag.T, gb.semiring.plus_times).to_coo()
     assert all(isinstance(a, cupy.ndarray) for a in (r, c, v))
 

@@ -57,7 +57,7 @@ def _graphs():
     out["disconnected"] = nx.to_scipy_sparse_array(G, nodelist=range(60), format="csr")
     out["grid"] = nx.to_scipy_sparse_array(nx.grid_2d_graph(23, 19), format="csr")
     # power law: a Kronecker graph (hubs, many isolated vertices)
-    out["kron"] = gb.generators.kronecker(11, seed=3).to_scipy().tocsr()
+    out["kron"] = gb.generators.kronecker(11, seed=3, device="cpu").to_scipy().tocsr()
     # directed, a few vertices unreachable one way
     D = sp.random(400, 400, density=0.006, random_state=5, format="csr")
     out["directed"] = (D != 0).astype(bool).tocsr()

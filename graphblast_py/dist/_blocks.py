@@ -110,8 +110,9 @@ def export(v, offset, host=True):
     ``count``: the entry count when the block knows it, else its upper bound
     (what the direction choice of the receiving block reads).  NumPy arrays
     (what Dask moves) unless ``host=False`` (the block's own arrays, for a
-    collective on the device)."""
-    view = v._view()
+    collective on the device: lent, see ``Vector._lend``, since the
+    collective only reads them during the call)."""
+    view = v._view() if host else v._lend()
     count = v._nvals_estimate()
     if v.form == "sparse":
         keys, vals = view

@@ -15,6 +15,13 @@ Dask round trip by a collective among the workers:
 * a count or reduction (``nvals``, ``reduce``, ``isequal``): one all-gather
   of one number per block, combined identically on every worker.
 
+A vector gathered again with no block changed since (connected components
+gathers its parent vector for ``to_dense`` and again for ``extract``, and
+again in the next iteration) is not sent again: the header carries each
+block's content stamp (``Vector._ver``, unique in its process), and a
+layout keeps its last few assembled vectors by the stamps of all blocks.
+Every rank sees the same header, so all of them take the same decision.
+
 Collectives: NCCL between GPU workers (one ``ncclAllGather`` on the device,
 nothing through the host), sockets between CPU worker processes.  The
 communicator is made once per layout and kept on the workers.  Every worker
@@ -36,6 +43,45 @@ from .layout import Layout, POLL_S
 #: this worker process's communicators, by layout key
 _COMMS = {}
 _PENDING = {}
+#: assembled vectors a layout keeps for a repeated gather (see the docstring)
+EXCHANGE_CACHE = 2
+#: time in collectives on this worker while profiling is on
+#: (:func:`profile_collectives`): the input-vector all-gathers ("exchange":
+#: header and payload; "bytes" sent by this rank; "hits": repeated gathers
+#: answered by the cache) and the number all-gathers ("numbers"), each timed
+#: with a device synchronisation on both sides
+PROFILE = {"on": False, "exchange": 0.0, "exchanges": 0, "bytes": 0, "hits": 0,
+           "numbers": 0.0, "number_calls": 0}
+
+
+def profile_collectives(on=True, reset=True):
+    """Switch the collective timing of this worker on or off (run it on the
+    workers: ``client.run(profile_collectives, True)``); returns the times
+    so far (a copy of :data:`PROFILE`) and, with ``reset``, zeroes them."""
+    out = dict(PROFILE)
+    if reset:
+        PROFILE.update(exchange=0.0, exchanges=0, bytes=0, hits=0, numbers=0.0,
+                       number_calls=0)
+    PROFILE["on"] = bool(on)
+    return out
+
+
+class _Timed:
+    """Times a collective into PROFILE[kind] while profiling is on."""
+    __slots__ = ("be", "kind", "t0")
+
+    def __init__(self, be, kind):
+        self.be, self.kind = be, kind
+
+    def __enter__(self):
+        if PROFILE["on"]:
+            self.be.synchronize()
+            self.t0 = time.perf_counter()
+
+    def __exit__(self, *exc):
+        if PROFILE["on"]:
+            self.be.synchronize()
+            PROFILE[self.kind] += time.perf_counter() - self.t0
 
 
 class _ThereType:
@@ -96,6 +142,7 @@ class SpmdLayout(Layout):
         self._sizes = {} if _sizes is None else _sizes
         self._sizes[self.size] = self
         self._be = backend_for(device)
+        self._gathered = []         # [(key, assembled vector)], newest last
 
     def for_size(self, size):
         size = int(size)
@@ -154,7 +201,9 @@ class SpmdLayout(Layout):
         else:
             payload = pickle.dumps(mine, protocol=pickle.HIGHEST_PROTOCOL)
             head[0], head[3] = 2, len(payload)
-        heads = self._allgather_host(head)
+        with _Timed(self._be, "numbers"):
+            heads = self._allgather_host(head)
+        PROFILE["number_calls"] += 1
         out = [[] for _ in range(self.nblocks)]
         for r, h in enumerate(heads):
             if h[0] == 1:
@@ -239,21 +288,43 @@ class SpmdLayout(Layout):
     # ------------------------------------------------------------ the input vector
     def exchange(self, v, step, values=True):
         """The whole of ``v`` assembled on this rank's device from every
-        rank's block: a header all-gather (form, entries sent, count), then
-        one all-gather of the entries (all blocks sparse and the whole
-        sparse: indices and values; else dense values and, unless every block
-        is full, presence).  ``values=False`` (a product that reads only
-        where ``v`` has entries): the values are not sent and read as zero;
-        a full ``v`` then needs no second all-gather at all."""
-        xp, me = self._be.xp, self.rank
+        rank's block: a header all-gather (form, entries sent, count, the
+        block's content stamp), then one all-gather of the entries (all
+        blocks sparse and the whole sparse: indices and values; else dense
+        values and, unless every block is full, presence).  ``values=False``
+        (a product that reads only where ``v`` has entries): the values are
+        not sent and read as zero; a full ``v`` then needs no second
+        all-gather at all.  A vector whose blocks all have the stamps of one
+        gathered lately is not sent again (the assembled vector is kept: it
+        is only read, never written)."""
+        with _Timed(self._be, "exchange"):
+            return (B.ASSEMBLED, self._exchange(v, values))
+
+    def _exchange(self, v, values):
+        me = self.rank
         blk = v._blocks[me]
         form, a, b_, count = B.export(blk, self.offsets[me], host=False)
         dt = np.dtype(v.dtype)
-        isz = dt.itemsize if values else 0
         nb = self.block_size(me)
         head = np.array([form == "d", a.shape[0] if form == "s" else nb, count,
-                         (b_ is None) if form == "d" else a.shape[0] == nb], np.int64)
+                         (b_ is None) if form == "d" else a.shape[0] == nb, blk._ver],
+                        np.int64)
         H = self._allgather_host(head)
+        PROFILE["exchanges"] += 1
+        key = (v.size, dt.str, bool(values), tuple(int(x) for x in H[:, 4]))
+        for k, got in self._gathered:
+            if k == key:
+                PROFILE["hits"] += 1
+                return got
+        out = self._assemble(v, H, form, a, b_, dt, values)
+        self._gathered = (self._gathered + [(key, out)])[-EXCHANGE_CACHE:]
+        return out
+
+    def _assemble(self, v, H, form, a, b_, dt, values):
+        """The payload all-gather of :meth:`exchange` and the assembled vector."""
+        xp, me = self._be.xp, self.rank
+        isz = dt.itemsize if values else 0
+        nb = self.block_size(me)
         out = _local_vector(dt, v.size, self.block_device)
         p8 = lambda n: -(-n // 8) * 8                     # noqa: E731 - aligned widths
         from ..vector import DENSE_FRACTION
@@ -267,19 +338,20 @@ class SpmdLayout(Layout):
                 if values:
                     buf[m * 8:m * 8 + k * isz] = xp.ascontiguousarray(b_).view(np.uint8)
             R = self.comm.allgather(buf)
+            PROFILE["bytes"] += buf.nbytes
             cnt = [int(c) for c in H[:, 1]]
             idx = xp.concatenate([R[r, :cnt[r] * 8].view(np.int64) for r in range(len(cnt))])
             vals = xp.concatenate([R[r, m * 8:m * 8 + cnt[r] * isz].view(dt)
                                    for r in range(len(cnt))]) if values else \
                 xp.zeros(idx.shape[0], dt)
             out._set_sparse(idx, vals)
-            return (B.ASSEMBLED, out)
+            return out
         full = bool(H[:, 3].all())
         sizes = [self.block_size(r) for r in range(self.nblocks)]
         bound = int(H[:, 2].sum())
         if full and not values:             # every position present, no value read
             out._set_dense(xp.zeros(v.size, dt), None, bound=bound)
-            return (B.ASSEMBLED, out)
+            return out
         if form == "d":
             vals, pres = a, b_
         else:                                      # this block sparse, another dense
@@ -303,15 +375,16 @@ class SpmdLayout(Layout):
                     buf[vw:vw + nb] = (xp.ones(nb, bool) if pres is None else pres).view(
                         np.uint8)
         R = self.comm.allgather(buf)
+        PROFILE["bytes"] += buf.nbytes
         if even:            # the gathered rows are the whole vector already
             out._set_dense(R.reshape(-1).view(dt), None, bound=bound)
-            return (B.ASSEMBLED, out)
+            return out
         vals = xp.concatenate([R[r, :sizes[r] * isz].view(dt) for r in range(len(sizes))]) \
             if values else xp.zeros(v.size, dt)
         pres = None if full else xp.concatenate([R[r, vw:vw + sizes[r]].view(bool)
                                                 for r in range(len(sizes))])
         out._set_dense(vals, pres, bound=bound)
-        return (B.ASSEMBLED, out)
+        return out
 
 
 def _local_vector(dt, size, device):
