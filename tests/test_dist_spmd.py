@@ -289,6 +289,69 @@ def test_repeated_gathers_are_answered_without_sending(client):
     assert (ex, hits) == (6, 3)
 
 
+def _replicated_coo(n, m, dt, seed):
+    """m entries over n positions, most at a few small ids (connected
+    components' hooking: labels sent to their roots), some everywhere."""
+    rng = np.random.default_rng(seed)
+    idx = np.where(rng.random(m) < 0.7, rng.integers(0, 3, m), rng.integers(0, n, m))
+    info = np.iinfo(dt)
+    vals = rng.integers(max(info.min, -1000), min(info.max, 1000), m, endpoint=True)
+    return idx, vals.astype(dt)
+
+
+def _reduced_build(u, m, dt, op, seed):
+    from graphblast_py.dist import spmd
+    spmd.profile_collectives(True)
+    idx, vals = _replicated_coo(u.size, m, dt, seed)
+    dev = u.device
+    be = u._layout._be if hasattr(u._layout, "_be") else None
+    idx, vals = (be.asarray(idx), be.asarray(vals)) if be is not None else (idx, vals)
+    w = gb.Vector.from_coo(idx, vals, u.size, dup_op=getattr(gb.binary, op), device=dev)
+    return w, spmd.profile_collectives(False)["bytes"]
+
+
+@pytest.mark.parametrize("dt", ["int64", "uint8", "int32", "uint64", "int8"])
+@pytest.mark.parametrize("op", ["min", "max", "plus"])
+def test_from_coo_by_reduce_scatter(client, dt, op):
+    """Vector.from_coo of many replicated entries with an integer min / max /
+    plus inside run: each worker combines its share and a reduce-scatter
+    combines the shares; equal to the local build (wrap-around sums of the
+    small types included), with positions that no entry reaches."""
+    n = 517
+    u = gb.Vector.from_coo([0], [1], size=n, device="cpu")
+    for m in (n, 3 * n):
+        w, sent = dist.run(_reduced_build, D(u, client), m, dt, op, 5)
+        idx, vals = _replicated_coo(n, m, dt, 5)
+        want = gb.Vector.from_coo(idx, vals, n, dup_op=getattr(gb.binary, op), device="cpu")
+        assert w.gather().isequal(want, check_dtype=True), (m, dt, op)
+        assert (sent > 0) == (len(client.scheduler_info()["workers"]) > 1)
+
+
+def _pulled(A, u, p):
+    return u.vxm(A, semiring.any_pair, pull_input=p, direction="pull")
+
+
+def test_pull_input_gathered_for_large_inputs(client):
+    """Inside run, pull reads pull_input (gathered) once u has at least
+    1/PULL_INPUT_FRACTION of the positions, as the local vxm does; for a
+    smaller u it is not gathered and pull reads u.  A pull_input that breaks
+    the promise (every position present) shows which one was read."""
+    A = GRAPHS["kron12"]
+    n = A.nrows
+    DA = D(A, client)
+    p = gb.Vector.from_coo(np.arange(n), True, size=n, device="cpu")
+    rng = np.random.default_rng(4)
+    big = gb.Vector.from_coo(np.flatnonzero(rng.random(n) < 0.2), True, size=n, device="cpu")
+    small = gb.Vector.from_coo([5], True, size=n, device="cpu")
+    got = dist.run(_pulled, DA, D(big, client), D(p, client)).gather()
+    assert got.isequal(big.vxm(A, semiring.any_pair, pull_input=p, direction="pull"))
+    assert not got.isequal(big.vxm(A, semiring.any_pair, direction="pull"))
+    got = dist.run(_pulled, DA, D(small, client), D(p, client)).gather()
+    assert got.isequal(small.vxm(A, semiring.any_pair, direction="pull"))
+    with pytest.raises(gb.InvalidValue, match="pull_input"):
+        dist.run(_pulled, DA, D(big, client), p)
+
+
 def _slow_bfs(A, rounds):
     for _ in range(rounds):
         bfs(A, 0)

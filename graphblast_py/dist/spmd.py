@@ -45,6 +45,10 @@ _COMMS = {}
 _PENDING = {}
 #: assembled vectors a layout keeps for a repeated gather (see the docstring)
 EXCHANGE_CACHE = 2
+#: Vector.from_coo of replicated arrays by a reduce-scatter (see
+#: SpmdLayout.vector_from_coo) from this many entries per rank and position
+REDUCE_SCATTER = True
+REDUCE_SCATTER_FRACTION = 1 / 16
 #: time in collectives on this worker while profiling is on
 #: (:func:`profile_collectives`): the input-vector all-gathers ("exchange":
 #: header and payload; "bytes" sent by this rank; "hits": repeated gathers
@@ -247,7 +251,12 @@ class SpmdLayout(Layout):
 
     def vector_from_coo(self, indices, values, size, dtype, dup_op):
         """``Vector.from_coo`` of arrays every rank holds alike: checked on
-        every rank, then each rank builds its block from its entries."""
+        every rank, then each rank builds its block from its entries -- or,
+        for many entries combined by an integer min/max/plus (connected
+        components' hooking: every vertex sends its label to its parent, and
+        the parents are a few small ids, all in the first block), each rank
+        combines a 1/p share of the entries into a whole-size vector and a
+        reduce-scatter combines the shares (:meth:`_reduced_from_coo`)."""
         from ..indexing import coo_arrays
         from ..vector import Vector, _infer_size
         from .objects import DistVector
@@ -257,12 +266,59 @@ class SpmdLayout(Layout):
         size = _infer_size(be, idx, size, "Vector.from_coo", "indices")
         lay = self.for_size(size)
         lo, hi = lay.offsets[lay.rank], lay.offsets[lay.rank + 1]
-        keep = (idx >= lo) & (idx < hi)
-        blk = lay.agree("from_coo", lambda: Vector.from_coo(
-            idx[keep] - lo, vals[keep], hi - lo, dtype=dt, dup_op=dup_op,
-            device=self.block_device))
+        if lay._reduces(idx.shape[0], size, dt, dup_op):
+            blk = lay.agree("from_coo", lambda: lay._reduced_from_coo(idx, vals, dt, dup_op))
+        else:
+            keep = (idx >= lo) & (idx < hi)
+            blk = lay.agree("from_coo", lambda: Vector.from_coo(
+                idx[keep] - lo, vals[keep], hi - lo, dtype=dt, dup_op=dup_op,
+                device=self.block_device))
         return DistVector(dt, size, device=lay, _blocks=[blk if b == lay.rank else _THERE
                                                          for b in range(lay.nblocks)])
+
+    def _reduces(self, m, size, dt, dup_op):
+        """Whether ``from_coo`` of ``m`` replicated entries takes the
+        reduce-scatter: several ranks, a communicator that has it, an
+        integer type and operator it reduces exactly (min, max, plus), and
+        at least REDUCE_SCATTER_FRACTION of ``size`` entries per rank."""
+        types = getattr(self.comm, "REDUCE_TYPES", None)
+        name = getattr(getattr(dup_op, "op", dup_op), "name", None)
+        return (REDUCE_SCATTER and self.nblocks > 1 and hasattr(self.comm, "reduce_scatter")
+                and dt.kind in "iu" and name in ("min", "max", "plus")
+                and (types is None or (dt.str[1:] in types))
+                and m >= REDUCE_SCATTER_FRACTION * size * self.nblocks)
+
+    def _reduced_from_coo(self, idx, vals, dt, dup_op):
+        """This rank's block of ``from_coo(idx, vals, size, dup_op)``: the
+        rank's share of the entries combined into a whole-size vector (the
+        backend's scatter), padded into one row per rank, then reduced
+        across the ranks (``reduce_scatter``; the presence by max)."""
+        from ..vector import Vector
+        be, xp, p, me = self._be, self._be.xp, self.nblocks, self.rank
+        name = getattr(dup_op, "op", dup_op).name
+        m = idx.shape[0]
+        a, b = m * me // p, m * (me + 1) // p
+        part = Vector.from_coo(idx[a:b], vals[a:b], self.size, dtype=dt, dup_op=dup_op,
+                               device=self.block_device)
+        info = np.iinfo(dt)
+        ident = {"min": info.max, "max": info.min, "plus": 0}[name]
+        pp = part._dense(lend=True)[1]
+        pv = part.to_dense(fill=ident)         # the identity where no entry of the share
+        sizes = [self.block_size(r) for r in range(p)]
+        mb = max(sizes)
+        V = xp.full((p, mb), ident, dtype=dt)
+        P = xp.zeros((p, mb), dtype=np.uint8)
+        for r in range(p):
+            lo, hi = self.offsets[r], self.offsets[r + 1]
+            V[r, :hi - lo] = pv[lo:hi]
+            P[r, :hi - lo] = True if pp is None else pp[lo:hi]
+        with _Timed(be, "exchange"):
+            v = self.comm.reduce_scatter(V, name)[:sizes[me]]
+            pres = self.comm.reduce_scatter(P, "max")[:sizes[me]].view(bool)
+        PROFILE["bytes"] += V.nbytes + P.nbytes
+        blk = Vector(dt, sizes[me], device=self.block_device)
+        blk._set_dense(v, pres, bound=sizes[me])
+        return blk
 
     def matrix_from_coo(self, rows, cols, values, nrows, ncols, dtype, dup_op):
         """``Matrix.from_coo`` of arrays every rank holds alike: checked on

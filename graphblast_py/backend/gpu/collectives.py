@@ -4,6 +4,7 @@ One :class:`NcclComm` per worker process (one GPU each), made once per
 cluster from a unique id shared by the client (``cupy.cuda.nccl``; the
 environment of the workers keeps ``NCCL_NVLS_ENABLE=0``: no NVLink
 multicast).  ``allgather`` is ``ncclAllGather`` of equal-length byte buffers
+and ``reduce_scatter`` is ``ncclReduceScatter`` (min, max, plus of integers),
 on the current stream: device memory in, device memory out, nothing through
 the host.
 """
@@ -32,6 +33,26 @@ class NcclComm:
             stream = cupy.cuda.get_current_stream()
             self._comm.allGather(buf.data.ptr, out.data.ptr, buf.shape[0], nccl.NCCL_UINT8,
                                  stream.ptr)
+        return out
+
+    #: the reductions :meth:`reduce_scatter` offers, and the element types
+    REDUCE_OPS = {"min": nccl.NCCL_MIN, "max": nccl.NCCL_MAX, "plus": nccl.NCCL_SUM}
+    REDUCE_TYPES = {"i1": nccl.NCCL_INT8, "u1": nccl.NCCL_UINT8, "i4": nccl.NCCL_INT32,
+                    "u4": nccl.NCCL_UINT32, "i8": nccl.NCCL_INT64, "u8": nccl.NCCL_UINT64}
+
+    def reduce_scatter(self, buf, op):
+        """``buf`` a ``(size, m)`` device array on every rank: row ``r`` of
+        the elementwise reduction (``op``: "min", "max" or "plus", of
+        :data:`REDUCE_TYPES`) over the ranks' ``buf``, on rank ``r``
+        (``ncclReduceScatter``)."""
+        buf = cupy.ascontiguousarray(buf)
+        m = buf.shape[1]
+        out = cupy.empty(m, dtype=buf.dtype)
+        if m:
+            stream = cupy.cuda.get_current_stream()
+            self._comm.reduceScatter(buf.data.ptr, out.data.ptr, m,
+                                     self.REDUCE_TYPES[buf.dtype.str[1:]],
+                                     self.REDUCE_OPS[op], stream.ptr)
         return out
 
     def close(self):
