@@ -267,7 +267,10 @@ class SpmdLayout(Layout):
         lay = self.for_size(size)
         lo, hi = lay.offsets[lay.rank], lay.offsets[lay.rank + 1]
         if lay._reduces(idx.shape[0], size, dt, dup_op):
-            blk = lay.agree("from_coo", lambda: lay._reduced_from_coo(idx, vals, dt, dup_op))
+            # the share is built inside agree (a failure on one rank makes
+            # every rank raise), the collective after it
+            rows = lay.agree("from_coo", lambda: lay._share_rows(idx, vals, dt, dup_op))
+            blk = lay._reduce_rows(*rows, dt, dup_op)
         else:
             keep = (idx >= lo) & (idx < hi)
             blk = lay.agree("from_coo", lambda: Vector.from_coo(
@@ -288,13 +291,13 @@ class SpmdLayout(Layout):
                 and (types is None or (dt.str[1:] in types))
                 and m >= REDUCE_SCATTER_FRACTION * size * self.nblocks)
 
-    def _reduced_from_coo(self, idx, vals, dt, dup_op):
-        """This rank's block of ``from_coo(idx, vals, size, dup_op)``: the
-        rank's share of the entries combined into a whole-size vector (the
-        backend's scatter), padded into one row per rank, then reduced
-        across the ranks (``reduce_scatter``; the presence by max)."""
+    def _share_rows(self, idx, vals, dt, dup_op):
+        """This rank's share of the entries of ``from_coo(idx, vals, size,
+        dup_op)`` combined into a whole-size vector (the backend's scatter),
+        as ``(values, presence)`` arrays of one padded row per rank: the
+        identity where the share has no entry."""
         from ..vector import Vector
-        be, xp, p, me = self._be, self._be.xp, self.nblocks, self.rank
+        xp, p, me = self._be.xp, self.nblocks, self.rank
         name = getattr(dup_op, "op", dup_op).name
         m = idx.shape[0]
         a, b = m * me // p, m * (me + 1) // p
@@ -312,7 +315,17 @@ class SpmdLayout(Layout):
             lo, hi = self.offsets[r], self.offsets[r + 1]
             V[r, :hi - lo] = pv[lo:hi]
             P[r, :hi - lo] = True if pp is None else pp[lo:hi]
-        with _Timed(be, "exchange"):
+        return V, P
+
+    def _reduce_rows(self, V, P, dt, dup_op):
+        """This rank's block from every rank's :meth:`_share_rows`: one
+        ``reduce_scatter`` of the values (``dup_op``) and one of the
+        presence (max)."""
+        from ..vector import Vector
+        name = getattr(dup_op, "op", dup_op).name
+        me = self.rank
+        sizes = [self.block_size(r) for r in range(self.nblocks)]
+        with _Timed(self._be, "exchange"):
             v = self.comm.reduce_scatter(V, name)[:sizes[me]]
             pres = self.comm.reduce_scatter(P, "max")[:sizes[me]].view(bool)
         PROFILE["bytes"] += V.nbytes + P.nbytes
