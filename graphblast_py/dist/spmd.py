@@ -256,7 +256,8 @@ class SpmdLayout(Layout):
         components' hooking: every vertex sends its label to its parent, and
         the parents are a few small ids, all in the first block), each rank
         combines a 1/p share of the entries into a whole-size vector and a
-        reduce-scatter combines the shares (:meth:`_reduced_from_coo`)."""
+        reduce-scatter combines the shares (:meth:`_share_rows`,
+        :meth:`_reduce_rows`)."""
         from ..indexing import coo_arrays
         from ..vector import Vector, _infer_size
         from .objects import DistVector
