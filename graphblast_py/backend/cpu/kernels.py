@@ -5,7 +5,10 @@ through ``_add`` / ``_mult``, the dispatch generated from the operator
 definitions (backend/cpu/opgen.py writes the block below); the operand arrays
 are already cast to one compute type, so each kernel compiles once per dtype
 signature and is cached on disk (``cache=True``).  Logical multiplies
-(land/lor/lxor) get bool operands.
+(land/lor/lxor) get bool operands.  The pull and push loops are written once
+and inlined once per hot operator pair (min_second, min_first, min_plus,
+any_pair, any_secondi, plus_times) with constant opcodes, so LLVM folds the
+per-term dispatch there, and once with the runtime opcodes for the others.
 
 User-defined operators take the same kernels: :func:`specialise` makes copies
 of them whose ``_add`` / ``_mult`` call the operators' numba-compiled
@@ -13,6 +16,7 @@ functions instead (compiled once per process, not cached on disk).
 """
 import types
 
+import numpy as np
 from numba import njit, prange
 
 # ---- BEGIN generated operator dispatch (python3 -m graphblast_py.backend.cpu.opgen)
@@ -94,31 +98,47 @@ def _add(op, x, y):
 # ---- END generated operator dispatch
 
 
-@njit(inline="always", cache=True)
-def _vprod(multop, a, xv, r, c, swap, T):
-    """A matrix-vector product term in the output type: A(r,c) * x(c), or
-    x(c) * A(c,r) for vxm (``swap``), positional indices as the multiply sees
-    them."""
+# A constant opcode for the hot-pair copies of the loops below: typed int64,
+# not as a literal (numba would compile _prod/_sum once per literal value), and
+# still a constant LLVM folds once it has inlined _prod/_sum
+_op = np.int64
+
+
+@njit(cache=True)
+def _prod(multop, a, xv, r, c, swap):
+    """A matrix-vector product term: A(r,c) * x(c), or x(c) * A(c,r) for vxm
+    (``swap``), positional indices as the multiply sees them; the caller
+    wraps it in the output type.  A called function, not one inlined into
+    the caller's numba IR (``_mult``'s chain copied at every call site made
+    most of the kernels' compile time): LLVM inlines it, and where ``multop``
+    is a constant (the hot pairs of :func:`_pull_rows` and :func:`push`) it
+    folds the dispatch away."""
     if swap:
-        return T(_mult(multop, xv, a, 0, c, r))
-    return T(_mult(multop, a, xv, r, c, 0))
+        return _mult(multop, xv, a, 0, c, r)
+    return _mult(multop, a, xv, r, c, 0)
+
+
+@njit(cache=True)
+def _sum(addop, x, y):
+    """``_add`` as a called function (see :func:`_prod`)."""
+    return _add(addop, x, y)
+
+
+# _prod inlined into numba's IR, for the loops' copy with the runtime opcodes
+# (LLVM does not inline the whole dispatch chain of _prod)
+_iprod = njit(inline="always", cache=True)(_prod.py_func)
 
 
 PULL_BLOCK = 256
 
 
-@njit(cache=True)
-def _pull_rows(lo, hi, indptr, indices, avals, read_a, keep_a, sink, xvals, xpres, has_pres,
-               rows, addop, multop, swap, term, has_term, is_any, outv, outp):
-    """w(r) for the rows ``rows[lo:hi]``.  The row loop is written here, not
-    around a per-row helper: the inlined per-row call made each row ~100 ns
-    (10-20x the work of a grid row)."""
+@njit(inline="always", cache=True)
+def _pull_loop(lo, hi, indptr, indices, avals, read_a, keep_a, sink, xvals, xpres, has_pres,
+               rows, addop, multop, swap, term, has_term, is_any, outv, outp, prod_f, sum_f):
+    """The row loop of :func:`_pull_rows`, written once and inlined there once
+    per hot operator pair with constant opcodes (and once with the runtime
+    ones), so each copy's per-term operator dispatch folds away."""
     T = outv.dtype.type     # products and sums wrap in the output type (int32 stays int32)
-    if not (has_pres or keep_a or has_term or is_any):
-        # every term of every row (an SpMV: PageRank): no per-term tests
-        _pull_rows_plain(lo, hi, indptr, indices, avals, read_a, xvals, rows, addop, multop,
-                         swap, outv, outp)
-        return
     for t in range(lo, hi):
         r = rows[t]
         found = False
@@ -132,9 +152,9 @@ def _pull_rows(lo, hi, indptr, indices, avals, read_a, keep_a, sink, xvals, xpre
             # a dummy store, never read; a running sum here slowed the loop)
             if keep_a and a != avals[0]:
                 sink[0] = True
-            prod = _vprod(multop, a, xvals[c], r, c, swap, T)
+            prod = T(prod_f(multop, a, xvals[c], r, c, swap))
             if found:
-                acc = T(_add(addop, acc, prod))
+                acc = T(sum_f(addop, acc, prod))
             else:
                 acc = prod
                 found = True
@@ -145,36 +165,70 @@ def _pull_rows(lo, hi, indptr, indices, avals, read_a, keep_a, sink, xvals, xpre
             outp[r] = True
 
 
+@njit(cache=True)
+def _pull_rows(lo, hi, indptr, indices, avals, read_a, keep_a, sink, xvals, xpres, has_pres,
+               rows, addop, multop, swap, term, has_term, is_any, outv, outp):
+    """w(r) for the rows ``rows[lo:hi]``.  The row loop is inlined here, not
+    called per row: a per-row call made each row ~100 ns (10-20x the work of
+    a grid row).  The hot operator pairs get their own copy of the loop with
+    constant opcodes (LLVM folds the per-term dispatch away); the opcode
+    numbers are those of the generated ``_add`` / ``_mult`` above."""
+    if _SPECIALISED:    # user operators: the opcodes mean nothing
+        _pull_loop(lo, hi, indptr, indices, avals, read_a, keep_a, sink, xvals, xpres, has_pres,
+                   rows, addop, multop, swap, term, has_term, is_any, outv, outp, _iprod, _add)
+    elif addop == 2 and multop == 6:    # min_second: connected components
+        _pull_loop(lo, hi, indptr, indices, avals, read_a, keep_a, sink, xvals, xpres, has_pres,
+                   rows, _op(2), _op(6), swap, term, has_term, is_any, outv, outp, _prod, _sum)
+    elif addop == 2 and multop == 5:    # min_first (its vxm form)
+        _pull_loop(lo, hi, indptr, indices, avals, read_a, keep_a, sink, xvals, xpres, has_pres,
+                   rows, _op(2), _op(5), swap, term, has_term, is_any, outv, outp, _prod, _sum)
+    elif addop == 2 and multop == 1:    # min_plus: SSSP
+        _pull_loop(lo, hi, indptr, indices, avals, read_a, keep_a, sink, xvals, xpres, has_pres,
+                   rows, _op(2), _op(1), swap, term, has_term, is_any, outv, outp, _prod, _sum)
+    elif addop == 7 and multop == 7:    # any_pair: BFS
+        _pull_loop(lo, hi, indptr, indices, avals, read_a, keep_a, sink, xvals, xpres, has_pres,
+                   rows, _op(7), _op(7), swap, term, has_term, is_any, outv, outp, _prod, _sum)
+    elif addop == 7 and multop == 13:   # any_secondi: BFS parents
+        _pull_loop(lo, hi, indptr, indices, avals, read_a, keep_a, sink, xvals, xpres, has_pres,
+                   rows, _op(7), _op(13), swap, term, has_term, is_any, outv, outp, _prod, _sum)
+    elif addop == 0 and multop == 0:    # plus_times with per-term tests
+        _pull_loop(lo, hi, indptr, indices, avals, read_a, keep_a, sink, xvals, xpres, has_pres,
+                   rows, _op(0), _op(0), swap, term, has_term, is_any, outv, outp, _prod, _sum)
+    else:
+        _pull_loop(lo, hi, indptr, indices, avals, read_a, keep_a, sink, xvals, xpres, has_pres,
+                   rows, addop, multop, swap, term, has_term, is_any, outv, outp, _iprod, _add)
+
+
 # True in the copies specialise() makes: their _add/_mult ignore the opcodes
 _SPECIALISED = False
 
 
 @njit(inline="always", cache=True)
-def _pull_rows_plain(lo, hi, indptr, indices, avals, read_a, xvals, rows, addop, multop, swap,
-                     outv, outp):
-    """_pull_rows where every term of a row is reduced and every x present;
-    plus_times (opcodes 0, 0) without the operator dispatch (a loop the
-    compiler can keep in registers).  A row's sum starts from its first
-    product, as the monoid's fold does (no identity: -0.0 stays -0.0)."""
+def _plain(addop, multop, has_pres, keep_a, has_term, is_any):
+    """plus_times over every term of every row and every x present (an SpMV:
+    PageRank): :func:`_plus_times_rows`, called from pull_serial and
+    pull_parallel themselves (inside _pull_rows, beside the other loops, it
+    ran ~15% slower)."""
+    return (not _SPECIALISED and addop == 0 and multop == 0
+            and not (has_pres or keep_a or has_term or is_any))
+
+
+@njit(inline="always", cache=True)
+def _plus_times_rows(lo, hi, indptr, indices, avals, read_a, xvals, rows, outv, outp):
+    """_pull_rows for plus_times where every term of a row is reduced and
+    every x present: a loop without per-term tests the compiler can keep in
+    registers.  A row's sum starts from its first product, as the monoid's
+    fold does (no identity: -0.0 stays -0.0)."""
     T = outv.dtype.type
-    fast = not _SPECIALISED and addop == 0 and multop == 0
     for t in range(lo, hi):
         r = rows[t]
         p0 = indptr[r]
         p1 = indptr[r + 1]
         if p0 == p1:
             continue
-        if fast:
-            acc = T(xvals[indices[p0]] * (avals[p0] if read_a else avals[0]))
-            for p in range(p0 + 1, p1):
-                acc = T(acc + T(xvals[indices[p]] * (avals[p] if read_a else avals[0])))
-        else:
-            c = indices[p0]
-            acc = _vprod(multop, avals[p0] if read_a else avals[0], xvals[c], r, c, swap, T)
-            for p in range(p0 + 1, p1):
-                c = indices[p]
-                prod = _vprod(multop, avals[p] if read_a else avals[0], xvals[c], r, c, swap, T)
-                acc = T(_add(addop, acc, prod))
+        acc = T(xvals[indices[p0]] * (avals[p0] if read_a else avals[0]))
+        for p in range(p0 + 1, p1):
+            acc = T(acc + T(xvals[indices[p]] * (avals[p] if read_a else avals[0])))
         outv[r] = acc
         outp[r] = True
 
@@ -189,27 +243,34 @@ def pull_parallel(indptr, indices, avals, read_a, keep_a, sink, xvals, xpres, ha
     (structure_only=False).  One block of ``PULL_BLOCK`` rows per parallel
     iteration (many more blocks than threads: rows of skewed graphs differ)."""
     n = rows.shape[0]
+    plain = _plain(addop, multop, has_pres, keep_a, has_term, is_any)
     for b in prange((n + PULL_BLOCK - 1) // PULL_BLOCK):
-        _pull_rows(b * PULL_BLOCK, min(n, (b + 1) * PULL_BLOCK), indptr, indices, avals, read_a,
-                   keep_a, sink, xvals, xpres, has_pres, rows, addop, multop, swap, term,
-                   has_term, is_any, outv, outp)
+        lo, hi = b * PULL_BLOCK, min(n, (b + 1) * PULL_BLOCK)
+        if plain:
+            _plus_times_rows(lo, hi, indptr, indices, avals, read_a, xvals, rows, outv, outp)
+        else:
+            _pull_rows(lo, hi, indptr, indices, avals, read_a, keep_a, sink, xvals, xpres,
+                       has_pres, rows, addop, multop, swap, term, has_term, is_any, outv, outp)
 
 
 @njit(cache=True)
 def pull_serial(indptr, indices, avals, read_a, keep_a, sink, xvals, xpres, has_pres, rows,
                 addop, multop, swap, term, has_term, is_any, outv, outp):
     """pull_parallel without the thread pool (small work: no fork/join cost)."""
-    _pull_rows(0, rows.shape[0], indptr, indices, avals, read_a, keep_a, sink, xvals, xpres,
+    if _plain(addop, multop, has_pres, keep_a, has_term, is_any):
+        _plus_times_rows(0, rows.shape[0], indptr, indices, avals, read_a, xvals, rows, outv,
+                         outp)
+        return
+    # lo typed int64 as in pull_parallel, not as a literal 0 (one compile of _pull_rows)
+    _pull_rows(_op(0), rows.shape[0], indptr, indices, avals, read_a, keep_a, sink, xvals, xpres,
                has_pres, rows, addop, multop, swap, term, has_term, is_any, outv, outp)
 
 
-@njit(cache=True)
-def push(indptr, indices, pvals, read_p, keep_p, sink, xidx, xvals, allowed, has_allowed, addop,
-         multop, swap, is_any, outv, outp, touched):
-    """Scatter P(c, :) * x(c) for every stored x(c) into a dense accumulator;
-    the mask (``allowed``) is tested before each product.  Returns the number
-    of touched outputs (their indices are in ``touched[:n]``, unsorted).
-    ``keep_p``: load every P value even if the multiply ignores it."""
+@njit(inline="always", cache=True)
+def _push_loop(indptr, indices, pvals, read_p, keep_p, sink, xidx, xvals, allowed, has_allowed,
+               addop, multop, swap, is_any, outv, outp, touched, prod_f, sum_f):
+    """The loop of :func:`push`, inlined there once per hot operator pair with
+    constant opcodes (see :func:`_pull_loop`)."""
     T = outv.dtype.type
     nt = 0
     for t in range(xidx.shape[0]):
@@ -224,15 +285,56 @@ def push(indptr, indices, pvals, read_p, keep_p, sink, xidx, xvals, allowed, has
             a = pvals[p] if read_p else pvals[0]
             if keep_p and a != pvals[0]:    # the value is really loaded (see _pull_rows)
                 sink[0] = True
-            prod = _vprod(multop, a, xv, r, c, swap, T)
+            prod = T(prod_f(multop, a, xv, r, c, swap))
             if outp[r]:
-                outv[r] = T(_add(addop, outv[r], prod))
+                outv[r] = T(sum_f(addop, outv[r], prod))
             else:
                 outv[r] = prod
                 outp[r] = True
                 touched[nt] = r
                 nt += 1
     return nt
+
+
+@njit(cache=True)
+def push(indptr, indices, pvals, read_p, keep_p, sink, xidx, xvals, allowed, has_allowed, addop,
+         multop, swap, is_any, outv, outp, touched):
+    """Scatter P(c, :) * x(c) for every stored x(c) into a dense accumulator;
+    the mask (``allowed``) is tested before each product.  Returns the number
+    of touched outputs (their indices are in ``touched[:n]``, unsorted).
+    ``keep_p``: load every P value even if the multiply ignores it.  The hot
+    operator pairs get their own copy of the loop (see :func:`_pull_rows`)."""
+    if _SPECIALISED:    # user operators: the opcodes mean nothing
+        return _push_loop(indptr, indices, pvals, read_p, keep_p, sink, xidx, xvals, allowed,
+                          has_allowed, addop, multop, swap, is_any, outv, outp, touched, _iprod,
+                          _add)
+    elif addop == 2 and multop == 1:    # min_plus: SSSP
+        return _push_loop(indptr, indices, pvals, read_p, keep_p, sink, xidx, xvals, allowed,
+                          has_allowed, _op(2), _op(1), swap, is_any, outv, outp, touched,
+                          _prod, _sum)
+    elif addop == 2 and multop == 6:    # min_second
+        return _push_loop(indptr, indices, pvals, read_p, keep_p, sink, xidx, xvals, allowed,
+                          has_allowed, _op(2), _op(6), swap, is_any, outv, outp, touched,
+                          _prod, _sum)
+    elif addop == 2 and multop == 5:    # min_first
+        return _push_loop(indptr, indices, pvals, read_p, keep_p, sink, xidx, xvals, allowed,
+                          has_allowed, _op(2), _op(5), swap, is_any, outv, outp, touched,
+                          _prod, _sum)
+    elif addop == 7 and multop == 7:    # any_pair: BFS
+        return _push_loop(indptr, indices, pvals, read_p, keep_p, sink, xidx, xvals, allowed,
+                          has_allowed, _op(7), _op(7), swap, is_any, outv, outp, touched,
+                          _prod, _sum)
+    elif addop == 7 and multop == 13:   # any_secondi: BFS parents
+        return _push_loop(indptr, indices, pvals, read_p, keep_p, sink, xidx, xvals, allowed,
+                          has_allowed, _op(7), _op(13), swap, is_any, outv, outp, touched,
+                          _prod, _sum)
+    elif addop == 0 and multop == 0:    # plus_times
+        return _push_loop(indptr, indices, pvals, read_p, keep_p, sink, xidx, xvals, allowed,
+                          has_allowed, _op(0), _op(0), swap, is_any, outv, outp, touched,
+                          _prod, _sum)
+    return _push_loop(indptr, indices, pvals, read_p, keep_p, sink, xidx, xvals, allowed,
+                      has_allowed, addop, multop, swap, is_any, outv, outp, touched, _iprod,
+                      _add)
 
 
 @njit(inline="always", cache=True)
@@ -368,8 +470,8 @@ def compile_map_index(f):
 
 
 # the serial loop kernels and the helpers they inline, copied by specialise()
-_FAMILY = ("_vprod", "_pull_rows_plain", "_pull_rows", "pull_serial", "push", "_dot_entry",
-           "dot_serial")
+_FAMILY = ("_prod", "_iprod", "_sum", "_pull_loop", "_plain", "_plus_times_rows", "_pull_rows",
+           "pull_serial", "_push_loop", "push", "_dot_entry", "dot_serial")
 
 
 def specialise(add=None, mult=None):
