@@ -327,31 +327,6 @@ def test_from_coo_by_reduce_scatter(client, dt, op):
         assert (sent > 0) == (len(client.scheduler_info()["workers"]) > 1)
 
 
-def _pulled(A, u, p):
-    return u.vxm(A, semiring.any_pair, pull_input=p, direction="pull")
-
-
-def test_pull_input_gathered_for_large_inputs(client):
-    """Inside run, pull reads pull_input (gathered) once u has at least
-    1/PULL_INPUT_FRACTION of the positions, as the local vxm does; for a
-    smaller u it is not gathered and pull reads u.  A pull_input that breaks
-    the promise (every position present) shows which one was read."""
-    A = GRAPHS["kron12"]
-    n = A.nrows
-    DA = D(A, client)
-    p = gb.Vector.from_coo(np.arange(n), True, size=n, device="cpu")
-    rng = np.random.default_rng(4)
-    big = gb.Vector.from_coo(np.flatnonzero(rng.random(n) < 0.2), True, size=n, device="cpu")
-    small = gb.Vector.from_coo([5], True, size=n, device="cpu")
-    got = dist.run(_pulled, DA, D(big, client), D(p, client)).gather()
-    assert got.isequal(big.vxm(A, semiring.any_pair, pull_input=p, direction="pull"))
-    assert not got.isequal(big.vxm(A, semiring.any_pair, direction="pull"))
-    got = dist.run(_pulled, DA, D(small, client), D(p, client)).gather()
-    assert got.isequal(small.vxm(A, semiring.any_pair, direction="pull"))
-    with pytest.raises(gb.InvalidValue, match="pull_input"):
-        dist.run(_pulled, DA, D(big, client), p)
-
-
 def _slow_bfs(A, rounds):
     for _ in range(rounds):
         bfs(A, 0)

@@ -158,18 +158,15 @@ def _host(a):
     return backend_for(BLOCK_DEVICE).to_host(a)
 
 
-def matvec(kind, M, parts, offsets, size, dtype, semiring, out, mask, kwargs, pull=None):
+def matvec(kind, M, parts, offsets, size, dtype, semiring, out, mask, kwargs):
     """One block of ``mxv`` (``M`` a row block) or ``vxm`` (``M`` a column
-    block) with the input vector assembled from every block (and ``pull``,
-    the gathered ``pull_input``, where there is one)."""
+    block) with the input vector assembled from every block."""
     t0 = time.perf_counter()
     TIMES["tasks"] += 1
     u = assemble(parts, offsets, size, dtype)
     _timed("assemble", t0)
     t0 = time.perf_counter()
     kw = {k: decode(v) for k, v in kwargs.items()}
-    if pull is not None:
-        kw["pull_input"] = assemble(pull, offsets, size, None)
     sr, out, mask = decode(semiring), decode(out), decode(mask)
     if kind == "mxv":
         res = M.mxv(u, sr, mask=mask, out=out, **kw)

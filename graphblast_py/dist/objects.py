@@ -303,14 +303,12 @@ class DistVector(_Dist, Vector):
             direction="auto", pull_input=None, structure_only=True, mask_first=True,
             early_exit=True):
         """``w = u (+).(x) A``: ``u`` gathered to every block, block ``b``
-        computes ``u C_b``.  ``pull_input`` (a DistVector aligned with ``u``)
-        is gathered too inside :func:`gb.dist.run` when ``u`` has at least
-        1/PULL_INPUT_FRACTION of the positions (where the blocks pull); else,
-        and in task mode, it is not used (it gives the same result as ``u``
-        by definition)."""
+        computes ``u C_b``.  ``pull_input`` is accepted and not used (it gives
+        the same result as ``u`` by definition; gathering it too made BFS
+        slower on 4 GPUs, see docs/distributed.md)."""
         return _matvec("vxm", A, self, semiring, mask, accum, replace, out,
                        dict(direction=direction, structure_only=structure_only,
-                            mask_first=mask_first, early_exit=early_exit), pull_input)
+                            mask_first=mask_first, early_exit=early_exit))
 
     def extract(self, indices, *, mask=None, accum=None, replace=False, out=None):
         """``w = u[indices]`` (an index array of the output's size): ``u`` is
@@ -477,10 +475,10 @@ class DistMatrix(_Dist, Matrix):
             direction="auto", pull_input=None, structure_only=True, mask_first=True,
             early_exit=True):
         """``w = A (+).(x) u``: ``u`` gathered to every block, block ``b``
-        computes ``R_b u``; ``pull_input`` as in :meth:`DistVector.vxm`."""
+        computes ``R_b u``; ``pull_input`` is accepted and not used."""
         return _matvec("mxv", self, u, semiring, mask, accum, replace, out,
                        dict(direction=direction, structure_only=structure_only,
-                            mask_first=mask_first, early_exit=early_exit), pull_input)
+                            mask_first=mask_first, early_exit=early_exit))
 
     def reduce_rowwise(self, monoid="plus", *, mask=None, accum=None, replace=False, out=None):
         check_mask(mask, (self.nrows,), "reduce_rowwise")
@@ -670,14 +668,7 @@ def _reduce(x, step, monoid, stand_in):
     return Vector.from_dense(np.asarray(parts), device="cpu").reduce(mon)
 
 
-#: inside gb.dist.run, a matvec's pull_input is gathered too when the input
-#: vector has at least 1/PULL_INPUT_FRACTION of its positions (the blocks
-#: then pull, and pull reads pull_input: BFS's visited set, whose early exit
-#: comes sooner than the frontier's -- GraphBLAST's operand reuse)
-PULL_INPUT_FRACTION = 64
-
-
-def _matvec(kind, A, u, semiring, mask, accum, replace, out, kwargs, pull_input=None):
+def _matvec(kind, A, u, semiring, mask, accum, replace, out, kwargs):
     from ..operations.common import as_semiring
     sr = as_semiring(semiring, kind)
     if not isinstance(A, DistMatrix) or not isinstance(u, DistVector):
@@ -695,11 +686,6 @@ def _matvec(kind, A, u, semiring, mask, accum, replace, out, kwargs, pull_input=
     check_mask(mask, (n_out,), kind)
     if out is not None and out.size != n_out:
         raise DimensionMismatch(f"{kind}: out has size {out.size}, the result {n_out}")
-    if pull_input is not None:
-        if not isinstance(pull_input, DistVector) or pull_input.size != u.size:
-            raise InvalidValue(f"{kind}: pull_input must be a DistVector of size {u.size}")
-        u._same_layout(pull_input, kind, "pull_input")
-
     def stand_in():
         sa, su = Matrix(A.dtype, 0, 0, device="cpu"), Vector(u.dtype, 0, device="cpu")
         return (sa.mxv(su, sr) if kind == "mxv" else su.vxm(sa, sr)).dtype
@@ -707,21 +693,14 @@ def _matvec(kind, A, u, semiring, mask, accum, replace, out, kwargs, pull_input=
     M = A._rows if kind == "mxv" else A._column_blocks()
     lay = A._layout.for_size(n_out)
     # the product reads u's values unless its multiply ignores that operand
-    reads = sr.mult.reads_x if kind == "vxm" else sr.mult.reads_y
-    parts = _exports(u, kind, reads)
-    pull = None
-    if pull_input is not None and parts[0] == B.ASSEMBLED and \
-            parts[1]._nv_hi * PULL_INPUT_FRACTION >= n_in:
-        # (the assembled u's count bound is the same on every rank: all of
-        # them gather pull_input, or none)
-        pull = _exports(pull_input, kind, reads)
+    parts = _exports(u, kind, sr.mult.reads_x if kind == "vxm" else sr.mult.reads_y)
     offs = u._layout.offsets
     psr = _portable(sr, kind)
     kw = dict(kwargs, accum=_portable(accum, kind), replace=replace)
     blocks = lay.map(kind, B.matvec, lambda b: (
         kind, M[b], parts, offs, u.size, u.dtype, psr,
         None if out is None else (B.OUT, out._blocks[b]),
-        None if mask is None else u._encode(mask, b, kind), kw, pull))
+        None if mask is None else u._encode(mask, b, kind), kw))
     if out is None:
         return DistVector(dt, n_out, device=lay, _blocks=blocks)
     out._blocks = blocks
