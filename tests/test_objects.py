@@ -281,6 +281,57 @@ def test_isequal_isclose(device):
     assert v.isclose(v.dup()) and not v.isequal(v.dup())
 
 
+def _dense_vec(device, vals, pres):
+    """A Vector stored dense with exactly these arrays (values at absent
+    positions included: whatever a store left there)."""
+    v = gb.Vector(vals.dtype, vals.shape[0], device=device)
+    be = v._be
+    v._set_dense(be.asarray(vals.copy()), None if pres is None else be.asarray(pres.copy()))
+    return v
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_isequal_isclose_of_dense_forms(device, seed):
+    """isequal / isclose of two dense vectors (compared without index
+    arrays) against the entries each holds: absent positions' leftover
+    values never count, a vector without presence equals one whose presence
+    is all true, NaN equals NaN only for isclose; and against the same
+    comparison through the sparse forms."""
+    rng = np.random.default_rng(seed)
+    n = 40
+    for _ in range(25):
+        va = rng.integers(0, 3, n).astype(np.float64)
+        if rng.random() < 0.2:
+            va[rng.integers(0, n)] = np.nan
+        pa = None if rng.random() < 0.3 else rng.random(n) < rng.choice([0.5, 1.0])
+        vb = va.copy()
+        pb = None if pa is None else pa.copy()
+        k = rng.integers(0, 4)
+        if k == 1:                      # another value at one position
+            i = rng.integers(0, n)
+            vb[i] += rng.choice([1.0, 1e-12])
+        elif k == 2:                    # another structure
+            pb = (np.ones(n, bool) if pb is None else pb.copy())
+            pb[rng.integers(0, n)] ^= True
+        elif k == 3 and rng.random() < 0.5:     # no presence against an all-true one
+            pb = np.ones(n, bool) if pb is None else (None if pb.all() else pb)
+        for p_, v_ in ((pa, va), (pb, vb)):     # leftovers where absent
+            if p_ is not None:
+                v_[~p_] = rng.integers(50, 60, int((~p_).sum()))
+        a, b = _dense_vec(device, va, pa), _dense_vec(device, vb, pb)
+        ka = np.flatnonzero(np.ones(n, bool) if pa is None else pa)
+        kb = np.flatnonzero(np.ones(n, bool) if pb is None else pb)
+        same_keys = np.array_equal(ka, kb)
+        eq = same_keys and bool(np.all(va[ka] == vb[kb]))
+        close = same_keys and bool(np.all(np.isclose(va[ka], vb[kb], rtol=1e-7, atol=0.0,
+                                                     equal_nan=True)))
+        assert a.isequal(b) == eq and b.isequal(a) == eq
+        assert a.isclose(b) == close
+        sa, sb = (gb.Vector.from_coo(k_, v_[k_], n, device=device) for k_, v_ in
+                  ((ka, va), (kb, vb)))
+        assert sa.isequal(sb) == eq and sa.isclose(sb) == close
+
+
 def test_to_dense_fill(device):
     A = gb.Matrix.from_coo([0], [1], [2.5], 2, 2, device=device)
     assert host(A.to_dense()).tolist() == [[0, 2.5], [0, 0]]
