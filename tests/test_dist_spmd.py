@@ -293,7 +293,7 @@ def _replicated_coo(n, m, dt, seed):
     """m entries over n positions, most at a few small ids (connected
     components' hooking: labels sent to their roots), some everywhere."""
     rng = np.random.default_rng(seed)
-    idx = np.where(rng.random(m) < 0.7, rng.integers(0, 3, m), rng.integers(0, n, m))
+    idx = np.where(rng.random(m) < 0.7, rng.integers(0, min(3, n), m), rng.integers(0, n, m))
     info = np.iinfo(dt)
     vals = rng.integers(max(info.min, -1000), min(info.max, 1000), m, endpoint=True)
     return idx, vals.astype(dt)
@@ -317,14 +317,15 @@ def test_from_coo_by_reduce_scatter(client, dt, op):
     plus inside run: each worker combines its share and a reduce-scatter
     combines the shares; equal to the local build (wrap-around sums of the
     small types included), with positions that no entry reaches."""
-    n = 517
-    u = gb.Vector.from_coo([0], [1], size=n, device="cpu")
-    for m in (n, 3 * n):
-        w, sent = dist.run(_reduced_build, D(u, client), m, dt, op, 5)
-        idx, vals = _replicated_coo(n, m, dt, 5)
-        want = gb.Vector.from_coo(idx, vals, n, dup_op=getattr(gb.binary, op), device="cpu")
-        assert w.gather().isequal(want, check_dtype=True), (m, dt, op)
-        assert (sent > 0) == (len(client.scheduler_info()["workers"]) > 1)
+    workers = len(client.scheduler_info()["workers"])
+    for n, ms in ((517, (517, 3 * 517)), (3, (0, 1, 5)), (1, (1, 4))):
+        u = gb.Vector.from_coo([0], [1], size=n, device="cpu")
+        for m in ms:                    # (tiny sizes: blocks of no position)
+            w, sent = dist.run(_reduced_build, D(u, client), m, dt, op, 5)
+            idx, vals = _replicated_coo(n, m, dt, 5)
+            want = gb.Vector.from_coo(idx, vals, n, dup_op=getattr(gb.binary, op), device="cpu")
+            assert w.gather().isequal(want, check_dtype=True), (n, m, dt, op)
+            assert (sent > 0) == (workers > 1 and m > 0), (n, m)
 
 
 def _slow_bfs(A, rounds):

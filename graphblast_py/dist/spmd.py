@@ -290,7 +290,7 @@ class SpmdLayout(Layout):
         return (REDUCE_SCATTER and self.nblocks > 1 and hasattr(self.comm, "reduce_scatter")
                 and dt.kind in "iu" and name in ("min", "max", "plus")
                 and (types is None or (dt.str[1:] in types))
-                and m >= REDUCE_SCATTER_FRACTION * size * self.nblocks)
+                and m > 0 and m >= REDUCE_SCATTER_FRACTION * size * self.nblocks)
 
     def _share_rows(self, idx, vals, dt, dup_op):
         """This rank's share of the entries of ``from_coo(idx, vals, size,
