@@ -267,11 +267,12 @@ class SpmdLayout(Layout):
         size = _infer_size(be, idx, size, "Vector.from_coo", "indices")
         lay = self.for_size(size)
         lo, hi = lay.offsets[lay.rank], lay.offsets[lay.rank + 1]
-        if lay._reduces(idx.shape[0], size, dt, dup_op):
+        name = getattr(getattr(dup_op, "op", dup_op), "name", None)    # of a monoid's op
+        if lay._reduces(idx.shape[0], size, dt, name):
             # the share is built inside agree (a failure on one rank makes
             # every rank raise), the collective after it
-            rows = lay.agree("from_coo", lambda: lay._share_rows(idx, vals, dt, dup_op))
-            blk = lay._reduce_rows(*rows, dt, dup_op)
+            rows = lay.agree("from_coo", lambda: lay._share_rows(idx, vals, dt, dup_op, name))
+            blk = lay._reduce_rows(*rows, dt, name)
         else:
             keep = (idx >= lo) & (idx < hi)
             blk = lay.agree("from_coo", lambda: Vector.from_coo(
@@ -280,26 +281,25 @@ class SpmdLayout(Layout):
         return DistVector(dt, size, device=lay, _blocks=[blk if b == lay.rank else _THERE
                                                          for b in range(lay.nblocks)])
 
-    def _reduces(self, m, size, dt, dup_op):
+    def _reduces(self, m, size, dt, name):
         """Whether ``from_coo`` of ``m`` replicated entries takes the
         reduce-scatter: several ranks, a communicator that has it, an
         integer type and operator it reduces exactly (min, max, plus), and
-        at least REDUCE_SCATTER_FRACTION of ``size`` entries per rank."""
+        at least REDUCE_SCATTER_FRACTION of ``size`` entries per rank
+        (``name``: the duplicate operator's)."""
         types = getattr(self.comm, "REDUCE_TYPES", None)
-        name = getattr(getattr(dup_op, "op", dup_op), "name", None)
         return (REDUCE_SCATTER and self.nblocks > 1 and hasattr(self.comm, "reduce_scatter")
                 and dt.kind in "iu" and name in ("min", "max", "plus")
                 and (types is None or (dt.str[1:] in types))
                 and m > 0 and m >= REDUCE_SCATTER_FRACTION * size * self.nblocks)
 
-    def _share_rows(self, idx, vals, dt, dup_op):
+    def _share_rows(self, idx, vals, dt, dup_op, name):
         """This rank's share of the entries of ``from_coo(idx, vals, size,
         dup_op)`` combined into a whole-size vector (the backend's scatter),
         as ``(values, presence)`` arrays of one padded row per rank: the
         identity where the share has no entry."""
         from ..vector import Vector
         xp, p, me = self._be.xp, self.nblocks, self.rank
-        name = getattr(dup_op, "op", dup_op).name
         m = idx.shape[0]
         a, b = m * me // p, m * (me + 1) // p
         part = Vector.from_coo(idx[a:b], vals[a:b], self.size, dtype=dt, dup_op=dup_op,
@@ -318,12 +318,11 @@ class SpmdLayout(Layout):
             P[r, :hi - lo] = True if pp is None else pp[lo:hi]
         return V, P
 
-    def _reduce_rows(self, V, P, dt, dup_op):
+    def _reduce_rows(self, V, P, dt, name):
         """This rank's block from every rank's :meth:`_share_rows`: one
-        ``reduce_scatter`` of the values (``dup_op``) and one of the
+        ``reduce_scatter`` of the values (``name``: min, max or plus) and one of the
         presence (max)."""
         from ..vector import Vector
-        name = getattr(dup_op, "op", dup_op).name
         me = self.rank
         sizes = [self.block_size(r) for r in range(self.nblocks)]
         with _Timed(self._be, "exchange"):
