@@ -15,11 +15,12 @@ of each final tree is its smallest vertex.  One iteration:
     mngf(u)   = min(gf(u), min_{v ~ u} gf(v))      mxv over (min, second)
     f(f(u))   = min(f(f(u)), mngf(u))              stochastic hooking
     f(u)      = min(f(u), mngf(u), gf(u))          aggressive hooking, shortcut
-    gf        = f(f)                               extract
+    gf        = f(f)                               extract(f)
     until gf does not change
 
-f, gf and mngf are full (an entry at every vertex), so their values are
-read as dense arrays (``to_dense``: no index array is built).  The
+f, gf and mngf are full (an entry at every vertex); f serves as an index
+Vector (its values are positions), so no index array is built, and on
+distributed vectors each worker reads only its own block of f and mngf.  The
 stochastic hooking is a scatter-min,
 
     hook(p)   = min { mngf(u) : f(u) = p }         Vector.from_coo(f, mngf, dup_op=min)
@@ -49,12 +50,11 @@ def connected_components(A: GraphLike) -> Vector:
     while True:
         mngf = gf.dup()
         A.mxv(gf, semiring.min_second, accum=binary.min, out=mngf)
-        hook = Vector.from_coo(f.to_dense(), mngf.to_dense(), n, dup_op=binary.min,
-                               device=A.device)                      # min over f(u) = p
+        hook = Vector.from_coo(f, mngf, n, dup_op=binary.min)       # min over f(u) = p
         f.ewise_add(hook, binary.min, out=f)                         # stochastic hooking
         f.ewise_add(mngf, binary.min, out=f)                         # aggressive hooking
         f.ewise_add(gf, binary.min, out=f)                           # shortcutting
-        gf_new = f.extract(f.to_dense())
+        gf_new = f.extract(f)                                        # gf = f(f)
         if gf_new.isequal(gf):
             return f
         gf = gf_new

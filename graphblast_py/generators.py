@@ -127,10 +127,16 @@ def kronecker(scale, edge_factor=16, *, seed=0, a=0.57, b=0.19, c=0.19, dtype=bo
     n = 1 << scale
     nedges = edge_factor * n
     be = _backend(device)
-    be.check_alloc(nedges * 56 + n * 24, f"kronecker({scale}, {edge_factor})")
+    lo, hi = _row_range(rows, n, "kronecker")
+    if hi - lo < n and getattr(be, "KRON_CHUNK", None):
+        # a row block: its own keys (both directions, a share of the rows), twice
+        # for the sort, and one chunk of draws at a time
+        need = 2 * 16 * nedges * (hi - lo) // max(n, 1) + min(nedges, be.KRON_CHUNK) * 56
+    else:
+        need = nedges * 56
+    be.check_alloc(need + n * 24, f"kronecker({scale}, {edge_factor})")
     pa, pab, pabc = probs[0], probs[0] + probs[1], probs[0] + probs[1] + probs[2]
     t1, t2, t3 = (min(int(t * 2.0**32), 2**32) for t in (pa, pab, pabc))
-    lo, hi = _row_range(rows, n, "kronecker")
     csr = be.kronecker_csr(stream_key(seed, 1), stream_key(seed, 2), scale, nedges, t1, t2, t3,
                            permute, lo, hi)
     return _iso_matrix(be, csr, n, dtype, hi - lo)

@@ -406,7 +406,14 @@ class Vector:
                  device=None):
         """Vector with ``v[indices[k]] = values[k]``.
 
-        ``values`` may be a scalar (every entry equal).  ``size`` defaults to
+        ``values`` may be a scalar (every entry equal).  ``indices`` may be a
+        Vector of an integer type: its values in the order of their positions
+        are the index list, and ``values`` is then a scalar or a Vector with
+        entries at the same positions (its values in the same order).
+        Connected components' hooking, ``min`` of ``mngf(u)`` over the
+        vertices with ``f(u) = p``, is ``Vector.from_coo(f, mngf, n,
+        dup_op=gb.binary.min)``: on distributed vectors each worker then
+        reads only its own blocks (see docs/distributed.md).  ``size`` defaults to
         ``max(indices) + 1``.  Duplicate indices raise :class:`InvalidValue`
         unless ``dup_op`` (a BinaryOp or its name) combines them, left to
         right in input order.
@@ -434,6 +441,12 @@ class Vector:
         if getattr(device, "dist_vector_type", None) is not None:     # graphblast_py.dist
             return device.dist_vector_type.from_coo(indices, values, size, dtype=dtype,
                                                     dup_op=dup_op, device=device)
+        if isinstance(indices, Vector):
+            if getattr(indices, "_gb_distributed", False):
+                return type(indices).from_coo(indices, values, size, dtype=dtype,
+                                              dup_op=dup_op, device=indices.device)
+            indices, values, device = vector_entries(indices, values, device,
+                                                     "Vector.from_coo")
         be = backend_for(device)
         if be.dense_vectors and dup_op is None and _on_host(indices) and _on_host(values):
             # host data for a device that waits to check or sort: check and
@@ -684,6 +697,49 @@ def _dup_op(dup_op):
         return None
     from .operations.output import resolve_accum
     return resolve_accum(dup_op)
+
+
+def vector_entries(iv, values, device, what):
+    """The index and value arrays that an index Vector ``iv`` and a value
+    Vector (or scalar) ``values`` stand for: ``iv``'s values in position
+    order, and ``values``' values at the same positions (checked: the same
+    positions, the same device); and the device they live on (``device``
+    must be None or that device)."""
+    from .errors import DeviceMismatch, InvalidIndex
+    if iv.dtype.kind not in "iu":
+        raise InvalidIndex(f"{what}: an index Vector must have an integer type, got {iv.dtype}")
+    if device is not None and backend_for(device).name != iv.device:
+        raise DeviceMismatch(f"{what}: the index Vector is on {iv.device} but device={device!r}")
+    ipos, ivals = _entries(iv)
+    if not isinstance(values, Vector):
+        return ivals, values, iv.device
+    if values.size != iv.size:
+        raise DimensionMismatch(f"{what}: the index Vector has size {iv.size} but the value "
+                                f"Vector has size {values.size}")
+    if values.device != iv.device:
+        raise DeviceMismatch(f"{what}: the index Vector is on {iv.device} but the value Vector "
+                             f"on {values.device}")
+    vpos, vvals = _entries(values)
+    if ipos is None and vpos is None:
+        same = True
+    elif ipos is None or vpos is None:
+        same = (vpos if ipos is None else ipos).shape[0] == iv.size
+    else:
+        same = ipos.shape[0] == vpos.shape[0] and bool(iv._be.xp.array_equal(ipos, vpos))
+    if not same:
+        raise InvalidValue(f"{what}: the index Vector and the value Vector must have entries at "
+                           f"the same positions ({iv.nvals} and {values.nvals} entries, not "
+                           "at the same positions)")
+    return ivals, vvals, iv.device
+
+
+def _entries(v):
+    """``(positions, values)`` of ``v``'s entries in position order;
+    positions None when ``v`` is full (the arrays handed out, see
+    :meth:`Vector._view`: a build may keep them)."""
+    if v._form == "dense" and v._pres is None:
+        return None, v._dense()[0]
+    return v._sparse()
 
 
 def _infer_size(be, idx, size, what, argname, hi=None):

@@ -253,6 +253,57 @@ def test_from_coo_to_coo_extract_inside_run(client):
     assert np.array_equal(dense, np.asarray(u.to_dense(fill=-1)))
 
 
+def _index_vector_cases(f, x, case):
+    """Index-vector extract and from_coo inside run (each worker reads its
+    own blocks of the index and value vectors)."""
+    n = f.size
+    if case == "range":                   # a bad value in the last block only
+        return x.extract(f.apply(gb.binary.plus, right=1))
+    if case == "pattern":                 # x and the sparser f differ in one block
+        return gb.Vector.from_coo(f.select(indexunary.rowle, n - 2), x, n,
+                                  dup_op=gb.binary.min)
+    out = []
+    for op in ("min", "max", "plus", "first"):
+        out.append(gb.Vector.from_coo(f, x, n, dup_op=getattr(gb.binary, op)))
+    out.append(gb.Vector.from_coo(f, 1, n, dup_op=gb.binary.plus))
+    out.append(x.extract(f))
+    out.append(f.extract(f))
+    out.append(x.extract(f, mask=x.S, accum=gb.binary.plus, out=x.dup()))
+    return out
+
+
+@pytest.mark.parametrize("kind", ["full", "sparse", "negative"])
+def test_index_vectors_inside_run_and_task_mode(client, kind):
+    """from_coo(f, x, dup_op) and x.extract(f) with distributed index vectors
+    (connected components' hooking and grandparents), inside run and in
+    task mode, against the local operations: the reduce-scatter (values of
+    32 bits sent packed, and negative ones that are not), the gathered
+    fallback (first, few entries), missing entries; a bad index or
+    mismatched positions on one block raise on every worker."""
+    rng = np.random.default_rng(17)
+    for n in (601, 5):
+        f = rng.integers(0, max(n // 7, 1), n)          # the parents: small ids
+        x = rng.integers(-5 if kind == "negative" else 0, 10**6, n)
+        fv = gb.Vector.from_dense(f, device="cpu")
+        xv = gb.Vector.from_dense(x, device="cpu")
+        if kind == "sparse":
+            keep = np.flatnonzero(rng.random(n) < 0.5)
+            fv = gb.Vector.from_coo(keep, f[keep], n, device="cpu")
+            xv = gb.Vector.from_coo(keep, x[keep], n, device="cpu")
+        want = _index_vector_cases(fv, xv, "all")
+        for got in (dist.run(_index_vector_cases, D(fv, client), D(xv, client), "all"),
+                    _index_vector_cases(D(fv, client), D(xv, client), "all")):
+            for g, w in zip(got, want):
+                assert g.gather().isequal(w, check_dtype=True), (n, kind)
+        bad = fv.dup()
+        bad.assign(n - 1, mask=gb.Vector.from_coo([n - 1], True, n, device="cpu").S)
+        with pytest.raises(gb.IndexOutOfBound, match="outside"):
+            dist.run(_index_vector_cases, D(bad, client), D(xv, client), "range")
+        if kind == "full":
+            with pytest.raises(gb.InvalidValue, match="same positions"):
+                dist.run(_index_vector_cases, D(fv, client), D(xv, client), "pattern")
+
+
 def _gather_twice(u, last):
     """Gathers of an unchanged vector, then of one whose last block changed,
     then of a dup (the same content under new stamps); the collective

@@ -443,3 +443,32 @@ def test_generators_through_the_generic_code_path(monkeypatch):
             np.testing.assert_array_equal(x, y)
         if G.nvals:
             check_simple_undirected(G) if G.isequal(G.T) else None
+
+
+@pytest.mark.parametrize("chunk", [1 << 5, 1 << 9, 1 << 26])
+def test_kronecker_row_blocks_drawn_in_chunks(monkeypatch, chunk):
+    """A row block of a Kronecker graph through ArrayBackend's code (what a
+    GPU worker of gb.dist runs), its edges drawn KRON_CHUNK at a time (a
+    chunk boundary inside the draws, one chunk, more than all): the rows of
+    the whole graph, the same bits; and the blocks of every split stack up
+    to the whole graph."""
+    from graphblast_py.backend.generic import ArrayBackend
+    be = gb.backend.get("cpu")
+    whole = {s: gb.generators.kronecker(s, seed=7, device="cpu") for s in (0, 3, 9)}
+    for name in ("kronecker_csr", "csr_from_edge_keys", "rmat_edges", "random_labels"):
+        monkeypatch.setattr(be, name, getattr(ArrayBackend, name).__get__(be))
+    monkeypatch.setattr(be, "KRON_CHUNK", chunk, raising=False)
+    for s, W in whole.items():
+        n = 1 << s
+        S = W.to_scipy().tocsr()
+        for parts in (1, 2, 3):
+            cuts = [n * b // parts for b in range(parts + 1)]
+            blocks = [gb.generators.kronecker(s, seed=7, rows=(lo, hi), device="cpu")
+                      for lo, hi in zip(cuts, cuts[1:])]
+            for (lo, hi), B in zip(zip(cuts, cuts[1:]), blocks):
+                assert B.shape == (hi - lo, n)
+                got = B.to_scipy().tocsr()
+                want = S[lo:hi]
+                np.testing.assert_array_equal(got.indptr, want.indptr)
+                np.testing.assert_array_equal(got.indices, want.indices)
+            assert sum(B.nvals for B in blocks) == W.nvals

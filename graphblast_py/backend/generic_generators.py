@@ -21,17 +21,20 @@ class GeneratorMixin:
         z += np.uint64(key)
         return _mix64(z)
 
-    def rmat_edges(self, key, scale, nedges, t1, t2, t3):
-        """R-MAT endpoints (int64 arrays) of ``nedges`` edges.  Draw
+    def rmat_edges(self, key, scale, nedges, t1, t2, t3, start=0, count=None):
+        """R-MAT endpoints (int64 arrays) of ``nedges`` edges (of edges
+        ``[start, start + count)`` of them when given).  Draw
         ``h * nedges + e`` of the stream serves bits ``2h`` (its high 32 bits)
         and ``2h + 1`` (its low 32 bits) of edge e; with u those 32 bits, the
         row bit is ``u >= t2`` and the column bit ``(u >= t1) ^ (u >= t2) ^
         (u >= t3)`` (thresholds out of 2**32)."""
         xp = self.xp
-        base = (xp.arange(nedges, dtype=np.uint64) + np.uint64(1)) * np.uint64(GOLDEN)
+        m = nedges - start if count is None else count
+        base = (xp.arange(start, start + m, dtype=np.uint64) + np.uint64(1)) * \
+            np.uint64(GOLDEN)
         base += np.uint64(key)
-        ii = xp.zeros(nedges, dtype=np.int64)
-        jj = xp.zeros(nedges, dtype=np.int64)
+        ii = xp.zeros(m, dtype=np.int64)
+        jj = xp.zeros(m, dtype=np.int64)
         t1, t2, t3 = np.uint64(t1), np.uint64(t2), np.uint64(t3)
         for h in range((scale + 1) // 2):   # one vectorised pass per two label bits
             z = _mix64(base + np.uint64((h * nedges * GOLDEN) % 2**64))
@@ -76,13 +79,37 @@ class GeneratorMixin:
                 return xp.sort(x[first.astype(np.int64)].astype(np.int64))
             total *= 2
 
+    #: edges drawn at a time for a row block of a Kronecker graph
+    KRON_CHUNK = 1 << 26
+
     def kronecker_csr(self, key_edges, key_labels, scale, nedges, t1, t2, t3, permute,
                       lo=0, hi=None):
         """CSR (indptr, indices) of the Kronecker graph of :meth:`kronecker_keys`
-        (rows [lo, hi) only when given)."""
-        return self.csr_from_edge_keys(
-            self.kronecker_keys(key_edges, key_labels, scale, nedges, t1, t2, t3, permute),
-            1 << scale, lo, hi)
+        (rows [lo, hi) only when given).  A row block draws the edges in
+        chunks of ``KRON_CHUNK`` and keeps each chunk's keys in its rows, so
+        its memory is its own keys plus one chunk's temporaries (a quarter
+        of a Kronecker 28 fits one GPU; the whole graph's keys would not)."""
+        n = 1 << scale
+        if hi is None or (lo == 0 and hi == n):
+            return self.csr_from_edge_keys(
+                self.kronecker_keys(key_edges, key_labels, scale, nedges, t1, t2, t3, permute),
+                n, lo, hi)
+        xp = self.xp
+        perm = self.random_labels(key_labels, scale) if permute else None
+        low, high = np.int64(lo) * np.int64(n), np.int64(hi) * np.int64(n)
+        parts = []
+        for e0 in range(0, nedges, self.KRON_CHUNK):
+            ii, jj = self.rmat_edges(key_edges, scale, nedges, t1, t2, t3, e0,
+                                     min(self.KRON_CHUNK, nedges - e0))
+            if perm is not None:
+                ii, jj = perm[ii], perm[jj]
+            keys = self.edge_keys(ii, jj, n, True)
+            ii = jj = None
+            parts.append(keys[(keys >= low) & (keys < high)])
+            keys = None
+        keys = xp.concatenate(parts) if parts else xp.zeros(0, dtype=np.int64)
+        parts = None
+        return self.csr_from_edge_keys(keys, n, lo, hi)
 
     def kronecker_keys(self, key_edges, key_labels, scale, nedges, t1, t2, t3, permute):
         """Edge keys (unsorted int64 ``row << scale | col``, both directions,

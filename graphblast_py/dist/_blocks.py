@@ -136,7 +136,7 @@ def assemble(parts, offsets, size, dtype):
         vals = np.concatenate([p[2] for p in parts]).astype(dtype, copy=False) if parts else \
             np.zeros(0, dtype)
         v._set_sparse(idx.astype(np.int64, copy=False), vals)
-        return v
+        return v if BLOCK_DEVICE == "cpu" else v.to(BLOCK_DEVICE)
     vals = np.zeros(size, dtype)
     pres = np.zeros(size, bool)
     for p, lo in zip(parts, offsets):

@@ -149,6 +149,12 @@ class Layout:
         """One task per block: ``fn(*args_of_block(b))`` on block ``b``'s worker."""
         return [self.submit(b, step, fn, *args_of_block(b)) for b in range(self.nblocks)]
 
+    def map_agreed(self, step, fn, args_of_block):
+        """:meth:`map` where a block's task may raise a GraphBLASError that
+        every worker must see (the SPMD layout runs an all-gather of the
+        outcome; here the error reaches the client from the task)."""
+        return self.map(step, fn, args_of_block)
+
     def scatter(self, b, data):
         """Send one block's data (a tuple of arrays) to its worker; a future."""
         return self.client.scatter([data], workers=[self.workers[b]], hash=False)[0]

@@ -175,6 +175,13 @@ class DistVector(_Dist, Vector):
         device."""
         if getattr(device, "spmd", False):
             return device.vector_from_coo(indices, values, size, dtype, dup_op)
+        if isinstance(indices, _Dist):       # an index DistVector: built on the client
+            if device is None:
+                device = indices._layout
+            if isinstance(values, _Dist):
+                indices._same_layout(values, "Vector.from_coo", "the value vector")
+                values = values.gather()
+            indices = indices.gather()
         v = Vector.from_coo(indices, values, size, dtype=dtype, dup_op=dup_op, device="cpu")
         return distribute(v, device)
 
@@ -311,8 +318,12 @@ class DistVector(_Dist, Vector):
                             mask_first=mask_first, early_exit=early_exit))
 
     def extract(self, indices, *, mask=None, accum=None, replace=False, out=None):
-        """``w = u[indices]`` (an index array of the output's size): ``u`` is
-        gathered to every block, block ``b`` takes its part of ``indices``."""
+        """``w = u[indices]`` (an index array of the output's size, or an
+        index DistVector: see ``Vector.extract``): ``u`` is gathered to every
+        block, block ``b`` takes its part of ``indices`` (of an index
+        DistVector, its own block: nothing more is sent)."""
+        if isinstance(indices, Vector):
+            return self._extract_by_vector(indices, mask, accum, replace, out)
         spmd = getattr(self._layout, "spmd", False)
         idx = self._layout.asarray(indices) if spmd else np.asarray(indices)
         if idx.ndim != 1 or idx.dtype.kind not in "iu":
@@ -333,6 +344,34 @@ class DistVector(_Dist, Vector):
         blocks = lay_out.map("extract", B.extract, lambda b: (
             parts, offs, self.size, self.dtype, idx[lay_out.offsets[b]:lay_out.offsets[b + 1]],
             {"accum": _portable(accum, "extract"), "replace": replace},
+            None if out is None else (B.OUT, out._blocks[b]),
+            None if mask is None else self._encode(mask, b, "extract")))
+        if out is None:
+            return DistVector(self.dtype, m, device=lay_out, _blocks=blocks)
+        out._blocks = blocks
+        return out
+
+
+    def _extract_by_vector(self, iv, mask, accum, replace, out):
+        from ..errors import InvalidIndex
+        self._same_layout(iv, "extract", "the index vector")
+        if iv.dtype.kind not in "iu":
+            raise InvalidIndex(f"extract: an index Vector must have an integer type, got "
+                               f"{iv.dtype}")
+        m = iv.size
+        lay_out = iv._layout
+        check_mask(mask, (m,), "extract")
+        if out is not None:
+            self._same_layout(out, "extract", "out")
+            if out.size != m:
+                raise DimensionMismatch(f"extract: out has size {out.size}, the result {m}")
+        parts = _exports(self, "extract")
+        offs = self._layout.offsets
+        kw = {"accum": _portable(accum, "extract"), "replace": replace}
+        # an index outside u raises on the block that holds it: on every
+        # worker alike inside gb.dist.run (agreed)
+        blocks = lay_out.map_agreed("extract", B.extract, lambda b: (
+            parts, offs, self.size, self.dtype, iv._blocks[b], kw,
             None if out is None else (B.OUT, out._blocks[b]),
             None if mask is None else self._encode(mask, b, "extract")))
         if out is None:

@@ -167,6 +167,13 @@ class SpmdLayout(Layout):
         return [self.submit(b, step, fn, *args_of_block(b)) if b == self.rank else _THERE
                 for b in range(self.nblocks)]
 
+    def map_agreed(self, step, fn, args_of_block):
+        """:meth:`map` with the outcome agreed (:meth:`agree`): a
+        GraphBLASError on one rank's block raises on every rank."""
+        me = self.rank
+        got = self.agree(step, lambda: fn(*args_of_block(me)))
+        return [got if b == me else _THERE for b in range(self.nblocks)]
+
     def scatter(self, b, data):
         return data if b == self.rank else _THERE
 
@@ -250,40 +257,99 @@ class SpmdLayout(Layout):
         return out
 
     def vector_from_coo(self, indices, values, size, dtype, dup_op):
-        """``Vector.from_coo`` of arrays every rank holds alike: checked on
-        every rank, then each rank builds its block from its entries -- or,
-        for many entries combined by an integer min/max/plus (connected
-        components' hooking: every vertex sends its label to its parent, and
-        the parents are a few small ids, all in the first block), each rank
-        combines a 1/p share of the entries into a whole-size vector and a
-        reduce-scatter combines the shares (:meth:`_share_rows`,
-        :meth:`_reduce_rows`)."""
+        """``Vector.from_coo`` on every rank at once.  Two kinds of input:
+
+        * index and value arrays every rank holds alike: checked on every
+          rank, then each rank builds its block from its entries -- or, for
+          many entries combined by an integer min/max/plus, each rank
+          combines a 1/p share of them and a reduce-scatter combines the
+          shares (:meth:`_reduced_block`);
+        * an index DistVector (and a value DistVector at the same positions,
+          or a scalar): each rank reads only its own blocks, whose entries
+          are its share (connected components' hooking, ``from_coo(f, mngf,
+          dup_op=min)``: every vertex sends its label to its parent, and the
+          parents are a few small ids, all in the first block); nothing is
+          gathered but a few numbers, then the same reduce-scatter."""
         from ..indexing import coo_arrays
         from ..vector import Vector, _infer_size
         from .objects import DistVector
+        if isinstance(indices, DistVector):
+            return self._from_blocks(indices, values, size, dtype, dup_op)
         be = self._be
         idx, vals, dt = coo_arrays(be, (indices,), values, dtype, "Vector.from_coo")
         idx = idx[0]
         size = _infer_size(be, idx, size, "Vector.from_coo", "indices")
         lay = self.for_size(size)
         lo, hi = lay.offsets[lay.rank], lay.offsets[lay.rank + 1]
-        name = getattr(getattr(dup_op, "op", dup_op), "name", None)    # of a monoid's op
-        if lay._reduces(idx.shape[0], size, dt, name):
-            # the share is built inside agree (a failure on one rank makes
-            # every rank raise), the collective after it
-            rows = lay.agree("from_coo", lambda: lay._share_rows(idx, vals, dt, dup_op, name))
-            blk = lay._reduce_rows(*rows, dt, name)
+        name = _op_name(dup_op)
+        m = idx.shape[0]
+        if lay._reduces(m, size, dt, name):
+            a, b = m * lay.rank // lay.nblocks, m * (lay.rank + 1) // lay.nblocks
+            blk = lay._reduced_block(idx[a:b], vals[a:b], dt, name)
         else:
             keep = (idx >= lo) & (idx < hi)
             blk = lay.agree("from_coo", lambda: Vector.from_coo(
                 idx[keep] - lo, vals[keep], hi - lo, dtype=dt, dup_op=dup_op,
                 device=self.block_device))
-        return DistVector(dt, size, device=lay, _blocks=[blk if b == lay.rank else _THERE
-                                                         for b in range(lay.nblocks)])
+        return lay._own_vector(dt, size, blk)
+
+    def _own_vector(self, dt, size, blk):
+        from .objects import DistVector
+        return DistVector(dt, size, device=self, _blocks=[blk if b == self.rank else _THERE
+                                                          for b in range(self.nblocks)])
+
+    def _from_blocks(self, iv, values, size, dtype, dup_op):
+        """:meth:`vector_from_coo` of an index DistVector ``iv`` and a value
+        DistVector or scalar ``values``: every rank checks its blocks' entries
+        (an all-gather of the outcome), then one all-gather of (entries,
+        largest index, whether the values fit 32 bits) per rank sizes and
+        routes the build."""
+        from ..errors import DimensionMismatch, IndexOutOfBound
+        from ..indexing import check_size, coo_arrays
+        from ..vector import vector_entries
+        from .objects import DistVector
+        me, be = self.rank, self._be
+        ib = iv._blocks[me]
+        if isinstance(values, DistVector):
+            iv._same_layout(values, "Vector.from_coo", "the value vector")
+            if values.size != iv.size:
+                raise DimensionMismatch(f"Vector.from_coo: the index Vector has size {iv.size} "
+                                        f"but the value Vector has size {values.size}")
+            vb = values._blocks[me]
+        else:
+            vb = values
+        name = _op_name(dup_op)
+
+        def local():
+            i, v, _ = vector_entries(ib, vb, None, "Vector.from_coo")
+            hi = []
+            (i,), v, dt = coo_arrays(be, (i,), v, dtype, "Vector.from_coo", hi)
+            return i, be.cast(v, dt), dt, hi[0]
+        idx, vals, dt, hi = iv._layout.agree("from_coo", local)
+        info = self.gather([(idx.shape[0], -1 if hi is None else hi, _fits32(be, vals, name))
+                            if b == me else _THERE for b in range(self.nblocks)], "from_coo")
+        m = sum(c for c, _, _ in info)
+        top = max(h for _, h, _ in info)
+        if size is None:
+            size = top + 1
+        else:
+            size = check_size(size, "Vector.from_coo size")
+            if top >= size:
+                raise IndexOutOfBound(f"Vector.from_coo: the index Vector has the value {top}, "
+                                      f"outside [0, {size})")
+        lay = self.for_size(size)
+        if lay._reduces(m, size, dt, name):
+            blk = lay._reduced_block(idx, vals, dt, name, all(f for _, _, f in info))
+            return lay._own_vector(dt, size, blk)
+        # few entries or another operator: the whole index and value lists,
+        # gathered in position order, and the build from replicated arrays
+        whole_i = iv.to_coo()[1]
+        whole_v = values.to_coo()[1] if isinstance(values, DistVector) else values
+        return self.vector_from_coo(whole_i, whole_v, size, dt, dup_op)
 
     def _reduces(self, m, size, dt, name):
-        """Whether ``from_coo`` of ``m`` replicated entries takes the
-        reduce-scatter: several ranks, a communicator that has it, an
+        """Whether ``from_coo`` of ``m`` entries spread over the ranks takes
+        the reduce-scatter: several ranks, a communicator that has it, an
         integer type and operator it reduces exactly (min, max, plus), and
         at least REDUCE_SCATTER_FRACTION of ``size`` entries per rank
         (``name``: the duplicate operator's)."""
@@ -293,42 +359,61 @@ class SpmdLayout(Layout):
                 and (types is None or (dt.str[1:] in types))
                 and m > 0 and m >= REDUCE_SCATTER_FRACTION * size * self.nblocks)
 
-    def _share_rows(self, idx, vals, dt, dup_op, name):
-        """This rank's share of the entries of ``from_coo(idx, vals, size,
-        dup_op)`` combined into a whole-size vector (the backend's scatter),
-        as ``(values, presence)`` arrays of one padded row per rank: the
-        identity where the share has no entry."""
-        from ..vector import Vector
-        xp, p, me = self._be.xp, self.nblocks, self.rank
-        m = idx.shape[0]
-        a, b = m * me // p, m * (me + 1) // p
-        part = Vector.from_coo(idx[a:b], vals[a:b], self.size, dtype=dt, dup_op=dup_op,
-                               device=self.block_device)
-        info = np.iinfo(dt)
-        ident = {"min": info.max, "max": info.min, "plus": 0}[name]
-        pp = part._dense(lend=True)[1]
-        pv = part.to_dense(fill=ident)         # the identity where no entry of the share
+    def _reduced_block(self, idx, vals, dt, name, packed=None):
+        """This rank's block of ``from_coo`` over every rank's share
+        ``(idx, vals)`` (already checked) combined by ``name`` (min, max,
+        plus): each rank scatters its share into a whole-size buffer of one
+        padded row per block (the identity where it has no entry), and a
+        reduce-scatter gives each rank its row.  For min and max with every
+        rank's values in ``[0, 2**32 - 1)`` (``packed``; None: found out
+        here with one all-gather of a flag) the rows travel as uint32 with a
+        sentinel for "no entry" (min: ``2**32 - 1``; max: ``v + 1`` and 0):
+        4 bytes a position instead of the value and a presence byte."""
+        me, p, be = self.rank, self.nblocks, self._be
+        xp = be.xp
+        vals = be.cast(vals, dt)            # the type's values, as the sort path combines
         sizes = [self.block_size(r) for r in range(p)]
         mb = max(sizes)
-        V = xp.full((p, mb), ident, dtype=dt)
-        P = xp.zeros((p, mb), dtype=np.uint8)
-        for r in range(p):
-            lo, hi = self.offsets[r], self.offsets[r + 1]
-            V[r, :hi - lo] = pv[lo:hi]
-            P[r, :hi - lo] = True if pp is None else pp[lo:hi]
-        return V, P
 
-    def _reduce_rows(self, V, P, dt, name):
-        """This rank's block from every rank's :meth:`_share_rows`: one
-        ``reduce_scatter`` of the values (``name``: min, max or plus) and one of the
-        presence (max)."""
+        def share():
+            pos = idx
+            if mb * p != self.size:        # unequal blocks: padded rows
+                r = xp.searchsorted(xp.asarray(self.offsets[1:], dtype=np.int64), idx,
+                                    side="right")
+                pos = r * mb + (idx - xp.asarray(self.offsets, dtype=np.int64)[r])
+            return pos
+        if packed is None:
+            packed = name in ("min", "max") and all(self.gather(
+                [_fits32(be, vals, name) if b == me else _THERE for b in range(p)],
+                "from_coo"))
+        packed = packed and name in ("min", "max") and hasattr(self.comm, "reduce_scatter") \
+            and (getattr(self.comm, "REDUCE_TYPES", None) is None or
+                 "u4" in self.comm.REDUCE_TYPES)
+        info = np.iinfo(np.uint32 if packed else dt)
+        ident = info.max if name == "min" else info.min if name == "max" else 0
+
+        def scatter(v):
+            # positions without an entry hold the identity (which the
+            # backend's scatter leaves unspecified)
+            V, P = be.scatter_reduce(share(), v, p * mb, name)
+            be.put_missing(V, P, V.dtype.type(ident))
+            return V, P
+        if packed:
+            u = vals.astype(np.uint32) + np.uint32(name == "max")
+            V, _ = self.agree("from_coo", lambda: scatter(u))
+            with _Timed(be, "exchange"):
+                got = self.comm.reduce_scatter(V.reshape(p, mb), name)[:sizes[me]]
+            PROFILE["bytes"] += V.nbytes
+            pres = got != np.uint32(ident)
+            v = (got - np.uint32(name == "max")).astype(dt)
+        else:
+            V, P = self.agree("from_coo", lambda: scatter(vals))
+            with _Timed(be, "exchange"):
+                v = self.comm.reduce_scatter(V.reshape(p, mb), name)[:sizes[me]]
+                pres = self.comm.reduce_scatter(P.view(np.uint8).reshape(p, mb),
+                                                "max")[:sizes[me]].view(bool)
+            PROFILE["bytes"] += V.nbytes + P.nbytes
         from ..vector import Vector
-        me = self.rank
-        sizes = [self.block_size(r) for r in range(self.nblocks)]
-        with _Timed(self._be, "exchange"):
-            v = self.comm.reduce_scatter(V, name)[:sizes[me]]
-            pres = self.comm.reduce_scatter(P, "max")[:sizes[me]].view(bool)
-        PROFILE["bytes"] += V.nbytes + P.nbytes
         blk = Vector(dt, sizes[me], device=self.block_device)
         blk._set_dense(v, pres, bound=sizes[me])
         return blk
@@ -454,6 +539,25 @@ class SpmdLayout(Layout):
                                                 for r in range(len(sizes))])
         out._set_dense(vals, pres, bound=bound)
         return out
+
+
+def _op_name(dup_op):
+    """The name of a duplicate operator (a BinaryOp, a monoid or a name)."""
+    if isinstance(dup_op, str):
+        return dup_op
+    return getattr(getattr(dup_op, "op", dup_op), "name", None)
+
+
+def _fits32(be, vals, name):
+    """Whether every value of ``vals`` (an integer array) is in ``[0, 2**32
+    - 1)``, so a min/max reduce-scatter can send it as uint32 with a
+    sentinel (one wait on the device); False for other operators."""
+    if name not in ("min", "max") or vals.dtype.kind not in "iu":
+        return False
+    if not vals.shape[0]:
+        return True
+    lo, hi = be.minmax(vals)
+    return lo >= 0 and hi < 0xFFFFFFFF
 
 
 def _local_vector(dt, size, device):

@@ -1,7 +1,8 @@
 """``extract``: w = u(I), C = A(I, J), and a row or column of A as a vector.
 
 Index arguments: None or ``slice(None)`` (all), a slice, an int, or a list /
-array of indices (duplicates allowed, any order)."""
+array of indices (duplicates allowed, any order); for a vector also a Vector
+of indices (:func:`extract_by_vector`)."""
 import numpy as np
 
 from ..errors import InvalidValue
@@ -11,7 +12,15 @@ from .common import check_replace, finish, prepare
 
 
 def vector_extract(u, indices, *, mask=None, accum=None, replace=False, out=None):
-    """``w<mask> = accum(w, u(indices))``."""
+    """``w<mask> = accum(w, u(indices))``.  ``indices`` may also be a Vector of
+    an integer type: then ``w`` has its size and positions, ``w(i) =
+    u(indices(i))`` where ``indices`` has an entry at ``i`` and ``u`` one at
+    ``indices(i)`` (connected components' grandparents ``gf = f(f)`` are
+    ``f.extract(f)``: no index array is built, and on distributed vectors
+    each worker reads only its block of ``indices``)."""
+    from ..vector import Vector
+    if isinstance(indices, Vector):
+        return extract_by_vector(u, indices, mask=mask, accum=accum, replace=replace, out=out)
     be = u._be
     I, _ = parse_index(be, indices, u.size, "extract")
     n = u.size if I is None else I.shape[0]
@@ -29,6 +38,61 @@ def vector_extract(u, indices, *, mask=None, accum=None, replace=False, out=None
         found, pos = be.locate(I, idx)
         k = be.xp.flatnonzero(found)
         T = SparseResult(k.astype(np.int64), vals[pos[k]])
+    return finish(out, T, u.dtype, (n,), be, mask, accum, replace, True)
+
+
+def extract_by_vector(u, iv, *, mask=None, accum=None, replace=False, out=None):
+    """``w<mask> = accum(w, t)`` with ``t(i) = u(iv(i))`` where ``iv`` (a
+    Vector of an integer type, of ``w``'s size) has an entry at ``i`` and
+    ``u`` has one at ``iv(i)``.  Raises IndexOutOfBound naming the first
+    position whose value is outside ``[0, u.size)``."""
+    from ..errors import IndexOutOfBound, InvalidIndex
+    be = u._be
+    if iv.dtype.kind not in "iu":
+        raise InvalidIndex(f"extract: an index Vector must have an integer type, got {iv.dtype}")
+    n = iv.size
+    check_replace(replace, "extract")
+    accum = prepare("extract", [("the vector", u), ("the index vector", iv)], out, (n,), True,
+                    mask, accum)
+    xp = be.xp
+    if u.size == 0:                       # no position to read: iv must be empty
+        if iv.nvals:
+            raise IndexOutOfBound(f"extract: the index Vector has {iv.nvals} entries but the "
+                                  "vector has size 0")
+        return finish(out, SparseResult(be.zeros(0, np.int64), be.zeros(0, u.dtype)), u.dtype,
+                      (n,), be, mask, accum, replace, True)
+    if iv.form == "dense":
+        pos, (I, ip) = None, iv._dense()
+        if ip is not None:
+            I = xp.where(ip, I, 0)            # absent positions read position 0
+    else:
+        pos, I = iv._sparse()
+        ip = None
+    if I.shape[0]:
+        lo, hi = be.minmax(I)
+        if lo < 0 or hi >= u.size:
+            bad = (I < 0) | (I >= u.size)
+            k = int(xp.argmax(bad))
+            where = k if pos is None else int(pos[k])
+            raise IndexOutOfBound(f"extract: the index Vector has the value {int(I[k])} at "
+                                  f"position {where}, outside [0, {u.size})")
+    if u.form == "dense":
+        uv, up = u._view()
+        vals = uv[I]
+        found = None if up is None else up[I]
+    else:
+        idx, uvals = u._sparse()
+        found, p = be.locate(I, idx)
+        vals = uvals[p] if idx.shape[0] else be.zeros(I.shape[0], u.dtype)
+    if pos is None:                       # dense index vector: a dense result
+        if ip is not None:
+            found = ip if found is None else found & ip
+        T = DenseVectorResult(vals, found)
+    elif found is None:
+        T = SparseResult(pos.copy(), vals)
+    else:
+        k = xp.flatnonzero(found)
+        T = SparseResult(pos[k], vals[k])
     return finish(out, T, u.dtype, (n,), be, mask, accum, replace, True)
 
 

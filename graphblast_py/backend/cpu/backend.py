@@ -167,6 +167,8 @@ class CPUBackend(ArrayBackend):
     # traversal speculation: one numba queue BFS (cpu/traverse.py) serves
     # the remaining levels of a BFS-shaped loop (operations/speculate.py)
     speculate = True
+    # a Kronecker row block is cut from the whole graph here (kronecker_csr)
+    KRON_CHUNK = None
 
     def __init__(self):
         self._user = {}
