@@ -109,8 +109,10 @@ def baseline(scale, seed, iters, repeats, do_cc):
 
 
 def _hub_of(A):
-    """The vertex of largest degree (run on every worker of a dist.run)."""
-    return A.reduce_rowwise("plus")       # (by name: the function travels by value)
+    """The vertex of largest degree (run on every worker of a dist.run: the
+    degrees all-gathered on every worker's device, the argmax there)."""
+    deg = A.reduce_rowwise("plus").to_dense(fill=0)   # (by name: the function travels by value)
+    return int(deg.argmax())
 
 
 def _baseline(scale, seed, iters, repeats, do_cc):
@@ -169,6 +171,10 @@ def main():
     ap.add_argument("--cc-max-scale", type=int, default=20)
     ap.add_argument("--profile", action="store_true",
                     help="time the collectives of one more BFS and CC run per row")
+    ap.add_argument("--base-scales", type=int, nargs="+", default=None,
+                    help="scales of the one-device baseline (default: every scale); at "
+                         "another scale the distributed results are checked against the "
+                         "first worker count's")
     ap.add_argument("--base-cc-max-scale", type=int, default=None,
                     help="largest scale of the one-device CC baseline (default: --cc-max-scale)")
     args = ap.parse_args()
@@ -187,6 +193,10 @@ def main():
         try:
             for s in args.scales:
                 do_cc = s <= args.cc_max_scale
+                if s not in base and args.base_scales is not None and \
+                        s not in args.base_scales:
+                    base[s] = {"skip": "not asked for (--base-scales)"}
+                    p(f"{s:>5} {'1 dev':>7} not run (--base-scales)")
                 if s not in base:
                     w0 = sorted(client.scheduler_info()["workers"])[0]
                     b = base[s] = client.submit(baseline, s, args.seed, args.iters, args.repeats,
@@ -206,12 +216,10 @@ def main():
                 K = dist.kronecker(lay, s, seed=args.seed)
                 nv = K.nvals
                 gen = time.perf_counter() - t0
-                if "oom" in b:        # the source from the distributed graph
-                    deg = dist.run(_hub_of, K).gather()
-                    b = {"src": int(np.argmax(np.asarray(deg.to("cpu").to_dense(fill=0)))),
-                         "pr": float("nan"), "bfs": float("nan"), "nvals": nv}
+                if "oom" in b or "skip" in b:        # the source from the distributed graph
+                    b = {"src": dist.run(_hub_of, K), "pr": float("nan"), "bfs": float("nan"),
+                         "nvals": nv}
                     base[s].update(b)
-                    del deg
                 assert nv == b["nvals"], (nv, b["nvals"])
                 # checked against the single process, else the first worker count's results
                 dist.run(pr_iters, K, 1)
@@ -285,7 +293,7 @@ def weak(base, rows, p):
         for w, r in sorted(per.items()):
             k = w.bit_length() - 1
             b = base.get(s - k)
-            if w < 2 or 1 << k != w or b is None or "oom" in b:
+            if w < 2 or 1 << k != w or b is None or "oom" in b or "skip" in b:
                 continue
             out.append(f"{w:>7} {s:>5} {s - k:>5} {r['bfs'] * 1e3:9.2f} {b['bfs'] * 1e3:9.2f} "
                        f"{r['bfs'] / b['bfs']:6.2f} {r['cc'] * 1e3:9.1f} "

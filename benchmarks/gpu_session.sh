@@ -41,6 +41,7 @@ python3 -c "import cupy; print('cupy', cupy.__version__)" | tee -a "$OUT/run.log
 #   disttests tests/test_dist_spmd.py (its GPU cases: 1 and 2 GPU workers, NCCL; and CPU ones)
 #   distbench benchmarks/dist_spmd.py --device gpu on 1 and 2 GPUs (DIST_SCALES, DIST_WORKERS,
 #             DIST_CC / DIST_BASE_CC: largest scale of CC, distributed / on one GPU;
+#             DIST_BASE_SCALES: scales of the one-GPU baseline, default all;
 #             DIST_ARGS: more arguments, e.g. --profile)
 #   distcpu   benchmarks/dist_spmd.py --device cpu on 1 and 2 single-threaded processes
 #   eig1000   eigvalsh top 6 on the 1000^2 grid alone (cupyx eigsh left out: 68 s)
@@ -67,7 +68,8 @@ if has distbench; then
 log "benchmarks/dist_spmd.py on the GPUs"
 ( cd benchmarks && timeout "${T_DISTB:-400}" python3 dist_spmd.py --device gpu \
   --scales ${DIST_SCALES:-22 24} --workers ${DIST_WORKERS:-1 2} --iters 5 --repeats 3 \
-  --cc-max-scale ${DIST_CC:-22} --base-cc-max-scale ${DIST_BASE_CC:-${DIST_CC:-22}} ${DIST_ARGS:-} ) 2>&1 | grep -v WARNING \
+  --cc-max-scale ${DIST_CC:-22} --base-cc-max-scale ${DIST_BASE_CC:-${DIST_CC:-22}} \
+  ${DIST_BASE_SCALES:+--base-scales $DIST_BASE_SCALES} ${DIST_ARGS:-} ) 2>&1 | grep -v WARNING \
   > "$OUT/dist_bench.log"; echo "exit $?" >> "$OUT/dist_bench.log"
 fi
 if has distcpu; then

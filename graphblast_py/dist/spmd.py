@@ -144,6 +144,8 @@ class SpmdLayout(Layout):
         p = len(self.workers)
         self.offsets = tuple(int(self.size * b // p) for b in range(p + 1))
         self._sizes = {} if _sizes is None else _sizes
+        first = next(iter(self._sizes.values()), None)
+        self._zero_arrays = {} if first is None else first._zero_arrays   # one per run
         self._sizes[self.size] = self
         self._be = backend_for(device)
         self._gathered = []         # [(key, assembled vector)], newest last
@@ -440,6 +442,12 @@ class SpmdLayout(Layout):
                           rows=[blk if b == lay.rank else _THERE for b in range(lay.nblocks)])
 
     # ------------------------------------------------------------ the input vector
+    def _zeros(self, size, dt):
+        """A zero array of ``size`` and ``dt``, made once per layout: the
+        values of a gathered vector whose values the product does not read
+        (BFS's frontier), which is only ever read."""
+        return _zeros_of(self._be, self._zero_arrays, size, dt)
+
     def exchange(self, v, step, values=True):
         """The whole of ``v`` assembled on this rank's device from every
         rank's block: a header all-gather (form, entries sent, count, the
@@ -504,7 +512,7 @@ class SpmdLayout(Layout):
         sizes = [self.block_size(r) for r in range(self.nblocks)]
         bound = int(H[:, 2].sum())
         if full and not values:             # every position present, no value read
-            out._set_dense(xp.zeros(v.size, dt), None, bound=bound)
+            out._set_dense(self._zeros(v.size, dt), None, bound=bound)
             return out
         if form == "d":
             vals, pres = a, b_
@@ -534,7 +542,7 @@ class SpmdLayout(Layout):
             out._set_dense(R.reshape(-1).view(dt), None, bound=bound)
             return out
         vals = xp.concatenate([R[r, :sizes[r] * isz].view(dt) for r in range(len(sizes))]) \
-            if values else xp.zeros(v.size, dt)
+            if values else self._zeros(v.size, dt)
         pres = None if full else xp.concatenate([R[r, vw:vw + sizes[r]].view(bool)
                                                 for r in range(len(sizes))])
         out._set_dense(vals, pres, bound=bound)
@@ -558,6 +566,16 @@ def _fits32(be, vals, name):
         return True
     lo, hi = be.minmax(vals)
     return lo >= 0 and hi < 0xFFFFFFFF
+
+
+def _zeros_of(be, cache, size, dt):
+    key = (size, np.dtype(dt).str)
+    z = cache.get(key)
+    if z is None:
+        if len(cache) >= 4:
+            cache.clear()
+        z = cache[key] = be.zeros(size, dt)
+    return z
 
 
 def _local_vector(dt, size, device):
