@@ -440,3 +440,34 @@ def test_gpu_scatter_kernel_switched_on(monkeypatch, dt):
             vals = rng.integers(0, 200, n).astype(dt)
         for op in ops:
             check_model(idx, vals, n, op, dt, "gpu")
+
+
+@pytest.mark.parametrize("dt", [np.int64, np.uint32, np.int8, np.float64, np.float32, bool])
+@pytest.mark.parametrize("layout", ["one_root", "two_roots_mixed", "runs", "distinct"])
+def test_many_entries_on_few_positions(device, dt, layout):
+    """Connected components' hooking: hundreds of thousands of entries, most
+    on one or two positions (the GPU kernel combines the lanes of a warp that
+    share a position before its one atomic), in runs, or all distinct (no
+    lane shares); against the dense model and the sort path."""
+    rng = np.random.default_rng(abs(hash((str(np.dtype(dt)), layout))) % 2**32)
+    size, m = 5000, 300_001
+    if layout == "one_root":
+        idx = np.zeros(m, np.int64)
+    elif layout == "two_roots_mixed":
+        idx = np.where(rng.random(m) < 0.9, rng.integers(0, 2, m), rng.integers(0, size, m))
+    elif layout == "runs":
+        idx = np.repeat(rng.integers(0, size, m // 37 + 1), 37)[:m]
+    else:
+        idx = rng.permutation(size)
+        m = size
+    ops = ["min", "max"] if np.dtype(dt).kind in "bf" else ["min", "max", "plus"]
+    for op in ops:
+        if np.dtype(dt).kind == "b":
+            vals = rng.random(m) < 0.5
+        elif np.dtype(dt).kind == "f":
+            vals = np.where(rng.random(m) < 0.01, np.nan, rng.standard_normal(m)).astype(dt)
+        else:
+            info = np.iinfo(dt)
+            vals = rng.integers(info.min, int(info.max) + 1, m,
+                                dtype=np.int64 if info.min < 0 else np.uint64).astype(dt)
+        check_model(idx, vals, size, op, dt, device)

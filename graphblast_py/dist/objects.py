@@ -31,6 +31,9 @@ from ..vector import Vector
 from . import _blocks as B
 from .layout import Layout, NotDistributed
 
+import itertools
+
+_GENERATIONS = itertools.count(1)
 _KINDS = ((Semiring, "semiring"), (Monoid, "monoid"), (BinaryOp, "binary"),
           (IndexUnaryOp, "indexunary"), (UnaryOp, "unary"))
 
@@ -159,6 +162,18 @@ class DistVector(_Dist, Vector):
             _blocks = lay.map("new", B.new_vector, lambda b: (self.dtype, lay.block_size(b)))
         self._blocks = list(_blocks)
 
+    @property
+    def _blocks(self):
+        return self.__blocks
+
+    @_blocks.setter
+    def _blocks(self, blocks):
+        # every change of the blocks goes through here, on every worker of a
+        # gb.dist.run alike: _gen names the content (the SPMD layout keys
+        # what it learnt about the vector by it, e.g. nvals' header)
+        self.__blocks = blocks
+        self._gen = next(_GENERATIONS)
+
     def _blocks_of(self, b):
         return self._blocks[b]
 
@@ -205,6 +220,8 @@ class DistVector(_Dist, Vector):
     # ------------------------------------------------------------ reading
     @property
     def nvals(self):
+        if getattr(self._layout, "spmd", False):
+            return self._layout.vector_nvals(self)
         return int(sum(self._gather_blocks("nvals", B.attr, "nvals")))
 
     def _nvals_estimate(self):
@@ -736,10 +753,11 @@ def _matvec(kind, A, u, semiring, mask, accum, replace, out, kwargs):
     offs = u._layout.offsets
     psr = _portable(sr, kind)
     kw = dict(kwargs, accum=_portable(accum, kind), replace=replace)
-    blocks = lay.map(kind, B.matvec, lambda b: (
-        kind, M[b], parts, offs, u.size, u.dtype, psr,
-        None if out is None else (B.OUT, out._blocks[b]),
-        None if mask is None else u._encode(mask, b, kind), kw))
+    with lay.timed("products"):
+        blocks = lay.map(kind, B.matvec, lambda b: (
+            kind, M[b], parts, offs, u.size, u.dtype, psr,
+            None if out is None else (B.OUT, out._blocks[b]),
+            None if mask is None else u._encode(mask, b, kind), kw))
     if out is None:
         return DistVector(dt, n_out, device=lay, _blocks=blocks)
     out._blocks = blocks

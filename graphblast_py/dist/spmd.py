@@ -52,10 +52,12 @@ REDUCE_SCATTER_FRACTION = 1 / 16
 #: time in collectives on this worker while profiling is on
 #: (:func:`profile_collectives`): the input-vector all-gathers ("exchange":
 #: header and payload; "bytes" sent by this rank; "hits": repeated gathers
-#: answered by the cache) and the number all-gathers ("numbers"), each timed
-#: with a device synchronisation on both sides
+#: answered by the cache; "headers_reused": gathers whose header nvals had
+#: just gathered) and the number all-gathers ("numbers"), each timed with a
+#: device synchronisation on both sides; "products": the block products of
+#: mxv/vxm (after their input vector is assembled)
 PROFILE = {"on": False, "exchange": 0.0, "exchanges": 0, "bytes": 0, "hits": 0,
-           "numbers": 0.0, "number_calls": 0}
+           "numbers": 0.0, "number_calls": 0, "products": 0.0, "headers_reused": 0}
 
 
 def profile_collectives(on=True, reset=True):
@@ -65,7 +67,7 @@ def profile_collectives(on=True, reset=True):
     out = dict(PROFILE)
     if reset:
         PROFILE.update(exchange=0.0, exchanges=0, bytes=0, hits=0, numbers=0.0,
-                       number_calls=0)
+                       number_calls=0, products=0.0, headers_reused=0)
     PROFILE["on"] = bool(on)
     return out
 
@@ -462,16 +464,56 @@ class SpmdLayout(Layout):
         with _Timed(self._be, "exchange"):
             return (B.ASSEMBLED, self._exchange(v, values))
 
-    def _exchange(self, v, values):
+    def timed(self, kind):
+        return _Timed(self._be, kind)
+
+    def _header(self, v, exact=False):
+        """This rank's block of ``v`` as :func:`B.export` gives it, and its
+        header row: dense?, entries sent, count (exact with ``exact``, else
+        what the block knows without counting), full?, content stamp."""
         me = self.rank
         blk = v._blocks[me]
+        if exact:
+            blk.nvals                       # counted now (a dense block: one wait)
         form, a, b_, count = B.export(blk, self.offsets[me], host=False)
-        dt = np.dtype(v.dtype)
         nb = self.block_size(me)
         head = np.array([form == "d", a.shape[0] if form == "s" else nb, count,
                          (b_ is None) if form == "d" else a.shape[0] == nb, blk._ver],
                         np.int64)
-        H = self._allgather_host(head)
+        return (form, a, b_, count), head
+
+    def vector_nvals(self, v):
+        """``nvals`` of a DistVector: the header all-gather of
+        :meth:`exchange` with exact counts, kept with the vector's
+        generation (``DistVector._gen``, which changes with its blocks alike
+        on every rank), so that a gather of the unchanged vector right after
+        (BFS: ``while frontier.nvals: ... frontier.vxm(A)``) needs no header
+        all-gather of its own."""
+        _, head = self._header(v, exact=True)
+        with _Timed(self._be, "numbers"):
+            H = self._allgather_host(head)
+        PROFILE["number_calls"] += 1
+        self._head = (v._gen, H)
+        return int(H[:, 2].sum())
+
+    def _exchange(self, v, values):
+        (form, a, b_, count), head = self._header(v)
+        dt = np.dtype(v.dtype)
+        known = getattr(self, "_head", None)
+        if known is not None and known[0] == v._gen:
+            H = known[1]                    # nvals gathered it; the vector is unchanged
+            PROFILE["headers_reused"] += 1
+            if bool(H[self.rank, 0]) != (form == "d"):
+                # the block changed form since (a read converted it; the same
+                # content): send it in the form the header announced
+                blk = v._blocks[self.rank]
+                if H[self.rank, 0]:
+                    form, (a, b_) = "d", blk._dense(lend=True)
+                else:
+                    idx, vals = blk._sparse()
+                    form, a, b_ = "s", idx + self.offsets[self.rank], vals
+        else:
+            H = self._allgather_host(head)
         PROFILE["exchanges"] += 1
         key = (v.size, dt.str, bool(values), tuple(int(x) for x in H[:, 4]))
         for k, got in self._gathered:

@@ -845,19 +845,40 @@ def segatomic_source(op, t):
 # combined into its position by one atomic (``atomic_combine``: a native
 # atomicMin / atomicMax / atomicAdd, for float min/max a compare-and-swap loop
 # over add_op = fmin/fmax) into ``out``, pre-filled with the identity (NaN for
-# a float min/max); its presence set on the way (every writer writes true).
-# Grid-stride over the entries; no sort.  Types of 4 and 8 bytes only (the
-# backend widens 1- and 2-byte ones and bool to 32 bits).
+# a float min/max); its presence set on the way.  Grid-stride over the
+# entries; no sort.  Types of 4 and 8 bytes only (the backend widens 1- and
+# 2-byte ones and bool to 32 bits).
+# Warp aggregation: where lanes of a warp hold the same position (connected
+# components' hooking sends most labels to a few roots: millions of atomics
+# on one address serialise in L2), the lanes of each position are found with
+# __match_any_sync, their values combined by shuffles (the operators are
+# commutative and associative: integer min/max/wrapping plus, fmin/fmax), and
+# only the lowest lane of each group issues the atomic and writes presence.
+# A warp whose positions are all distinct skips the shuffles.
 _SCATTER = r"""
 extern "C" __global__ void scatter_reduce(const i64* __restrict__ idx,
                                           const TOUT* __restrict__ vals, i64 n,
                                           TOUT* __restrict__ out, bool* __restrict__ pres)
 {
     i64 stride = (i64)gridDim.x * blockDim.x;
+    const unsigned lane = threadIdx.x & 31u;
     for (i64 k = (i64)blockIdx.x * blockDim.x + threadIdx.x; k < n; k += stride) {
         i64 i = idx[k];
-        atomic_combine(out + i, vals[k]);
-        pres[i] = true;
+        TOUT v = vals[k];
+        unsigned active = __activemask();
+        unsigned peers = __match_any_sync(active, (unsigned long long)i);
+        if (__any_sync(active, peers != (1u << lane))) {
+            TOUT acc = v;
+            for (unsigned b = 0; b < 32u; ++b) {
+                TOUT o = (TOUT)__shfl_sync(active, (SHT)v, (int)b);
+                if (b != lane && ((peers >> b) & 1u)) acc = add_op(acc, o);
+            }
+            v = acc;
+        }
+        if ((unsigned)(__ffs(peers) - 1) == lane) {
+            atomic_combine(out + i, v);
+            pres[i] = true;
+        }
     }
 }
 """
@@ -866,7 +887,8 @@ extern "C" __global__ void scatter_reduce(const i64* __restrict__ idx,
 def scatter_source(op, t):
     """``scatter_reduce`` for BinaryOp ``op`` (min, max or plus) in type ``t``
     (4 or 8 bytes: :func:`atomic_ok`)."""
-    return _COMMON + _typedefs(TOUT=t) + _add_fn(op) + _atomic_fn(op, t) + _SCATTER
+    return (_COMMON + _typedefs(TOUT=t) + f"typedef {_SHFL[_code(t)]} SHT;\n" + _add_fn(op)
+            + _atomic_fn(op, t) + _SCATTER)
 
 
 # ---------------------------------------------------------------- fills
