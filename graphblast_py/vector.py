@@ -147,6 +147,25 @@ class Vector:
         self._nvals, self._nv_hi = None, min(self.size, bound)
         self._ver, self._grew, self._spec = next(_STAMPS), None, None
 
+    def _defer_copies(self, keys, vals, a, b, bound):
+        """Store: positions ``keys[a:b]`` (distinct, not yet present) take
+        ``vals[a:b]`` (in this vector's type), the rest unchanged; as
+        :meth:`_defer_fills` with values: copies at consecutive ranges of the
+        same ``keys`` and ``vals`` (the levels of one traversal with parents)
+        are carried out together, by one scatter, when the arrays are first
+        read.  ``bound``: an upper bound of the new count."""
+        pend = self._pend
+        if not (type(pend) is _Copies and pend.keys is keys and pend.vals is vals
+                and pend.end == a):
+            zv, zp = self._writable()           # carries out any pending store first
+            self._set_dense(zv, zp)
+            self._own = True
+            pend = _Copies(keys, vals, a)
+        pend.end = b
+        self._form, self._i, self._v, self._pend = "dense", None, self._v, pend
+        self._nvals, self._nv_hi = None, min(self.size, bound)
+        self._ver, self._grew, self._spec = next(_STAMPS), None, None
+
     def _set_dense(self, vals, pres, nvals=None, bound=None):
         """Dense content; ``nvals`` the exact count when known, else ``bound``
         (an upper bound known on the host) or none (the size)."""
@@ -761,6 +780,21 @@ def _infer_size(be, idx, size, what, argname, hi=None):
             raise IndexOutOfBound(f"{what}: {argname}[{k}] = {int(idx[k])} is outside "
                                   f"[0, {size})")
     return size
+
+
+class _Copies:
+    """Pending value copies (:meth:`Vector._defer_copies`): positions
+    ``keys[start:end]`` take ``vals[start:end]``."""
+
+    __slots__ = ("keys", "vals", "start", "end")
+
+    def __init__(self, keys, vals, a):
+        self.keys, self.vals, self.start, self.end = keys, vals, a, a
+
+    def settle(self, v):
+        k = self.keys[self.start:self.end]
+        v._v[k] = self.vals[self.start:self.end]
+        v._p[k] = True
 
 
 class _Fills:

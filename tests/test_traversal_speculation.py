@@ -173,11 +173,100 @@ def test_algorithms_bfs(device, spec_on):
     np.testing.assert_array_equal(coo(on)[0], reach)
     np.testing.assert_array_equal(coo(on)[1], d)
     spec_on.speculate = True
-    lv_on, par_on = bfs(A, 7, parents=True)       # any_secondi: never speculated
+    gb.stats.reset()
+    lv_on, par_on = bfs(A, 7, parents=True)       # any_secondi: speculated too
+    c = gb.stats()["counts"]
+    assert c.get("traversal:launched", 0) >= 1 and c.get("vxm:speculated", 0) > 50
     spec_on.speculate = False
     lv_off, par_off = bfs(A, 7, parents=True)
     same(lv_on, lv_off)
-    same(par_on, par_off)
+    check_parents(S, 7, lv_on, par_on)
+    check_parents(S, 7, lv_off, par_off)
+
+
+def check_parents(S, src, levels, parents, transpose=False):
+    """``parents`` is a BFS parent vector for ``levels``: the same structure,
+    int64, the source its own parent, every other vertex's parent one level
+    up and joined to it by an edge (any such vertex is a right answer)."""
+    S = sp.csr_matrix(S.T if transpose else S)
+    li, lx = coo(levels)
+    pi, px = coo(parents)
+    assert parents.dtype == np.int64
+    np.testing.assert_array_equal(li, pi)
+    lev = dict(zip(li.tolist(), lx.tolist()))
+    for v, p in zip(pi.tolist(), px.tolist()):
+        if v == src:
+            assert p == src
+        else:
+            assert lev[p] == lev[v] - 1, (v, p)
+            assert S[p, v] != 0, (p, v)
+
+
+def parents_loop(A, src, be, on, mxv=False, read_every=0):
+    """A BFS-with-parents loop (algorithms/bfs.py's, or with mxv and
+    any_firstj); ``read_every``: read the parent vector every that many
+    levels (pending copies carried out mid-loop)."""
+    be.speculate = on
+    n = A.nrows
+    levels = Vector("int64", n, device=A.device)
+    frontier = Vector.from_coo([src], src, size=n, dtype="int64", device=A.device)
+    parent = frontier.dup()
+    depth, reads = 0, []
+    while frontier.nvals:
+        levels.assign(depth, mask=frontier.S)
+        if mxv:
+            A.mxv(frontier, semiring.any_firstj, mask=~levels.S, replace=True, out=frontier)
+        else:
+            frontier.vxm(A, semiring.any_secondi, mask=~levels.S, replace=True, out=frontier)
+        parent.assign(frontier, mask=frontier.S)
+        depth += 1
+        if read_every and depth % read_every == 0:
+            reads.append((depth, coo(parent)))
+    return levels, parent, reads
+
+
+@pytest.mark.parametrize("case", ["grid", "path", "components", "directed", "capacity"])
+@pytest.mark.parametrize("mxv", [False, True])
+def test_bfs_parents_speculated(device, spec_on, case, mxv):
+    """A BFS with parents (any_secondi with vxm, any_firstj with mxv) is
+    answered from the traversal kernel with its parents: levels identical to
+    the ordinary path and SciPy's, parents valid (each one level up and
+    adjacent), on grids, a path, several components with isolated vertices,
+    a directed graph and a traversal cut short by its capacity; the parent
+    vector read mid-loop (pending copies carried out) stays right."""
+    rng = np.random.default_rng(3)
+    if case == "grid":
+        S, src = grid(40, 30), 5
+    elif case == "path":
+        S, src = path(300), 150
+    elif case == "components":
+        S = sp.block_diag([grid(20, 10), sp.csr_matrix((7, 7)), path(50)]).tocsr()
+        src = 3
+    elif case == "directed":
+        S = sp.random(400, 400, density=0.004, random_state=4, format="csr")
+        S = (S + path(400, directed=True)).tocsr()
+        src = 0
+    else:
+        S, src = grid(30, 30), 0
+        spec_on.speculate_capacity = 20          # levels grow past it: ordinary path after
+    A = matrix(S, device)
+    T = mxv                                      # mxv follows the in-edges
+    gb.stats.reset()
+    lv_on, par_on, reads = parents_loop(A, src, spec_on, True, mxv, read_every=7)
+    c = gb.stats()["counts"]
+    assert c.get("traversal:launched", 0) >= 1
+    lv_off, par_off, _ = parents_loop(A, src, spec_on, False, mxv)
+    same(lv_on, lv_off)
+    reach, d = scipy_levels(S.T if T else S, src)
+    np.testing.assert_array_equal(coo(lv_on)[0], reach)
+    np.testing.assert_array_equal(coo(lv_on)[1], d)
+    check_parents(S, src, lv_on, par_on, transpose=T)
+    check_parents(S, src, lv_off, par_off, transpose=T)
+    li, lx = coo(lv_on)
+    for depth, (pi, px) in reads:                # what the parent vector held then
+        np.testing.assert_array_equal(pi, li[lx <= depth])
+        final = dict(zip(*coo(par_on)))
+        assert all(final[v] == p for v, p in zip(pi.tolist(), px.tolist()))
 
 
 def test_not_on_kronecker(device, spec_on):

@@ -18,7 +18,7 @@ from ..results import DenseVectorResult, SparseResult
 from .apply import _scalar
 from .common import check_replace
 from .output import resolve_accum, union, write
-from .speculate import level_keys, note_growth
+from .speculate import level_keys, level_values, note_growth
 from ..vector import DENSE_FRACTION, Vector
 
 
@@ -33,6 +33,19 @@ def _unique_check(be, I, what):
 def vector_assign(w, value, indices=None, *, mask=None, accum=None, replace=False):
     """``w<mask>(indices) = accum(w(indices), value)``; value a scalar or a
     Vector of size len(indices)."""
+    if (value.__class__ is Vector and indices is None and mask.__class__ is Mask
+            and mask.parent is value and mask.structure and not mask.complement
+            and accum is None and replace is False and w.__class__ is Vector
+            and value.size == w.size and value._be is w._be and value is not w):
+        # w<F.S> = F where F is a level of a BFS-with-parents traversal
+        # (speculate.py; algorithms/bfs.py's parent update): F's entries
+        # are known on the host as slices of the traversal's arrays, so the
+        # copy waits and joins those of the following levels (one scatter)
+        lv = level_values(value, w.dtype)
+        if lv is not None:
+            order, vals, a, b = lv
+            w._defer_copies(order, vals, a, b, w._nv_hi + (b - a))
+            return w
     if (indices is None and isinstance(mask, Mask) and mask.structure and not mask.complement
             and replace is False and not hasattr(value, "_be")):
         # a scalar under F.S: w's structure grows by exactly F's -- recorded

@@ -13,7 +13,11 @@ A *BFS-shaped step* is ``w = u (+).(x) A`` (or ``A (+).(x) u``) with
 * a semiring whose multiply is ``pair`` and whose monoid is ``any``, ``lor``,
   ``land``, ``min`` or ``max``: the result has an entry exactly where some
   entry of ``u`` reaches it along one edge, and every value is 1 in the
-  output type, whatever ``u``'s and ``A``'s values are;
+  output type, whatever ``u``'s and ``A``'s values are; or a BFS with
+  parents: multiply ``secondi`` or ``firstj`` (the index of the entry of
+  ``u`` an output entry was reached from) and monoid ``any`` (every such
+  index is a right value), the kernel then also recording for each vertex
+  the frontier vertex it was found from;
 * the complemented structural mask of a Vector, ``mask=~M.S``; no accum;
   ``replace=True`` or an empty ``out``; direction "auto" and the default
   switches; a square plain Matrix and plain Vectors (``pull_input``, a
@@ -66,41 +70,62 @@ _KEYS = {"vxm": ("vxm", "speculated"), "mxv": ("mxv", "speculated")}
 
 
 def _bfs_shaped(semiring):
-    r = _shaped.get(semiring)
-    if r is None:
-        m = semiring.mult
-        r = _shaped[semiring] = bool(
-            m.name == "pair" and m.positional is None and not m.is_user
-            and not semiring.monoid.op.is_user and semiring.monoid.name in _MONOIDS)
+    """"levels" for a semiring of the plain BFS step (multiply ``pair``,
+    monoid any/lor/land/min/max: every value 1), "parents" for BFS with
+    parents (multiply ``secondi`` or ``firstj``, the index k of the product
+    ``A(i, k) u(k)`` or ``u(k) A(k, j)``, i.e. the frontier vertex an entry
+    was reached from, and monoid ``any``: any such vertex is right), else
+    None."""
+    r = _shaped.get(semiring, 0)
+    if r == 0:
+        m, mon = semiring.mult, semiring.monoid
+        r = None
+        if not m.is_user and not mon.op.is_user:
+            if m.name == "pair" and m.positional is None and mon.name in _MONOIDS:
+                r = "levels"
+            elif m.positional in ("secondi", "firstj") and mon.name == "any":
+                r = "parents"
+        _shaped[semiring] = r
     return r
 
 
 class _Traversal:
     """The levels a traversal kernel found: level d (1, 2, ...) is
     ``order[offsets[d-1]:offsets[d]]``; ``complete``: every later level is
-    empty."""
+    empty.  The values of a level: ones, or (a BFS with parents) the
+    parents ``par[offsets[d-1]:offsets[d]]``, aligned with ``order``."""
 
-    __slots__ = ("order", "offsets", "complete", "nlev", "ones", "be", "_cast")
+    __slots__ = ("order", "offsets", "complete", "nlev", "ones", "par", "be", "_cast")
 
-    def __init__(self, be, order, offsets, complete, out_dtype):
+    def __init__(self, be, order, offsets, complete, out_dtype, par=None):
         self.order, self.complete = order, bool(complete)
         self.offsets = [int(x) for x in offsets]
         self.nlev = len(self.offsets) - 1
-        widest = max((b - a for a, b in zip(self.offsets, self.offsets[1:])), default=0)
-        self.ones = be.full(widest, 1, out_dtype)   # never written: results share slices
+        self.par = None if par is None else be.cast(par, out_dtype)
+        if par is None:
+            widest = max((b - a for a, b in zip(self.offsets, self.offsets[1:])), default=0)
+            self.ones = be.full(widest, 1, out_dtype)   # never written: results share slices
+        else:
+            self.ones = None
         self.be, self._cast = be, {}
+
+    def _values(self, dtype):
+        """The level values' array in ``dtype`` (cast once per type, not per
+        level; the results share slices of it, never written)."""
+        got = self._cast.get(dtype)
+        if got is None:
+            got = self._cast[dtype] = self.be.cast(self.ones if self.par is None else self.par,
+                                                   dtype)
+        return got
 
     def slices(self, d, dtype):
         """Level ``d`` as (keys, values already cast to ``dtype``): what the
-        output rule stores for it (``ones`` is cast once per type, not per
-        level; the results share slices of it, never written)."""
-        ones = self._cast.get(dtype)
-        if ones is None:
-            ones = self._cast[dtype] = self.be.cast(self.ones, dtype)
+        output rule stores for it."""
+        vals = self._values(dtype)
         if d > self.nlev:               # past the end of a complete traversal
-            return self.order[:0], ones[:0]
+            return self.order[:0], vals[:0]
         a, b = self.offsets[d - 1], self.offsets[d]
-        return self.order[a:b], ones[:b - a]
+        return self.order[a:b], vals[a:b] if self.par is not None else vals[:b - a]
 
     def bounds(self, d):
         """Level ``d``'s range in ``order``: ``(a, b)``."""
@@ -109,10 +134,11 @@ class _Traversal:
         return self.offsets[d - 1], self.offsets[d]
 
     def level(self, d):
+        vals = self.ones if self.par is None else self.par
         if d > self.nlev:               # past the end of a complete traversal
-            return SparseResult(self.order[:0], self.ones[:0])
+            return SparseResult(self.order[:0], vals[:0])
         a, b = self.offsets[d - 1], self.offsets[d]
-        return SparseResult(self.order[a:b], self.ones[:b - a])
+        return SparseResult(self.order[a:b], vals[a:b] if self.par is not None else vals[:b - a])
 
 
 class _Level:
@@ -139,6 +165,21 @@ def level_keys(F):
         return None
     a, b = link.trav.bounds(link.k - 1)
     return link.trav.order, a, b
+
+
+def level_values(F, dtype):
+    """``(order, vals, a, b)`` when the Vector ``F`` holds exactly a level of
+    a BFS-with-parents traversal (not changed since): its entries are
+    ``order[a:b]`` with the values ``vals[a:b]`` (the parents, in
+    ``dtype``); else None."""
+    link = F._spec
+    if link is None or link.trav is None or link.trav.par is None or \
+            link.out_ver != F._ver:
+        return None
+    a, b = link.trav.bounds(link.k - 1)
+    if F._nvals_known() != b - a:
+        return None
+    return link.trav.order, link.trav._values(dtype), a, b
 
 
 class _Link:
@@ -191,10 +232,12 @@ def begin(what, A, u, M, out, semiring, out_dtype, swap, n, be):
     indptr, indices, _ = A._csr(False) if swap else A._csc_arrays(False)
     # (the traversal kernels read the frontier and the visited set and keep
     # neither: both are lent, see Vector._lend)
-    order, offsets, complete = be.traverse(indptr, indices, u._lend(),
-                                           M._mask_dense(True, lend=True),
-                                           be.speculate_capacity, be.speculate_levels)
-    trav = _Traversal(be, order, offsets, complete, out_dtype)
+    parents = _bfs_shaped(semiring) == "parents"
+    order, offsets, complete, par = be.traverse(indptr, indices, u._lend(),
+                                                M._mask_dense(True, lend=True),
+                                                be.speculate_capacity, be.speculate_levels,
+                                                parents)
+    trav = _Traversal(be, order, offsets, complete, out_dtype, par)
     stats.record("traversal", "launched", levels=trav.nlev, complete=trav.complete)
     stats.record(what, "speculated")
     return trav.level(1), _Link(tok, swap, semiring, out_dtype, 0, trav, 2)

@@ -173,11 +173,12 @@ class CPUBackend(ArrayBackend):
     def __init__(self):
         self._user = {}
 
-    def traverse(self, indptr, indices, frontier, visited, capacity, max_levels):
+    def traverse(self, indptr, indices, frontier, visited, capacity, max_levels,
+                 parents=False):
         """Every later level of a plain BFS from ``frontier`` (a vector's
         ``_view()``) outside ``visited`` (bool over the vertices, not
-        changed): ``(order, offsets, complete)`` with ``offsets`` on the
-        host -- see cpu/traverse.py."""
+        changed): ``(order, offsets, complete, parents or None)`` with
+        ``offsets`` on the host -- see cpu/traverse.py."""
         from .traverse import traverse
         if isinstance(frontier, SparseResult):
             start = frontier.keys
@@ -185,7 +186,7 @@ class CPUBackend(ArrayBackend):
             start = np.arange(frontier.vals.shape[0], dtype=np.int64)
         else:
             start = np.flatnonzero(frontier.present)
-        return traverse(indptr, indices, start, visited, capacity, max_levels)
+        return traverse(indptr, indices, start, visited, capacity, max_levels, parents)
 
     def asarray(self, x, dtype=None):
         if hasattr(x, "get") and type(x).__module__.startswith("cupy"):

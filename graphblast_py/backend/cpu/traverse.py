@@ -5,16 +5,20 @@ the plain BFS recurrence
     f_{d+1} = { j : A(i, j) for some i in f_d } minus v_d,   v_{d+1} = v_d + f_{d+1}
 
 in one numba call -- a queue BFS over a visited bitmap, then each level
-sorted -- instead of one framework call per level.
+sorted -- instead of one framework call per level.  With ``parents`` each
+found vertex also gets the frontier vertex it was found from (a BFS with
+parents, ``any_secondi``: any such vertex is a right answer).
 """
 import numpy as np
 from numba import njit
 
 
 @njit(cache=True, nogil=True)
-def _traverse(indptr, indices, start, visited, capacity, max_levels):   # pragma: no cover
+def _traverse(indptr, indices, start, visited, capacity, max_levels,
+              want_par):   # pragma: no cover
     n = visited.shape[0]
     vis = visited.copy()
+    par = np.empty(n if want_par else 0, np.int64)
     order = np.empty(n, np.int64)
     offsets = np.zeros(max_levels + 1, np.int64)
     tail = 0
@@ -31,6 +35,8 @@ def _traverse(indptr, indices, start, visited, capacity, max_levels):   # pragma
                 if not vis[j]:
                     vis[j] = True
                     order[tail] = j
+                    if want_par:
+                        par[j] = i
                     tail += 1
         size = tail - offsets[nlev]
         if size == 0:
@@ -43,17 +49,23 @@ def _traverse(indptr, indices, start, visited, capacity, max_levels):   # pragma
             break
         lo, hi = offsets[nlev - 1], tail
         src = order
-    return order[:tail], offsets[:nlev + 1].copy(), complete
+    found = order[:tail]
+    parents = par[found] if want_par else par
+    return found, offsets[:nlev + 1].copy(), complete, parents
 
 
-def traverse(indptr, indices, start, visited, capacity, max_levels):
+def traverse(indptr, indices, start, visited, capacity, max_levels, parents=False):
     """``(order, offsets, complete)``: level d (d = 1, 2, ...) is
     ``order[offsets[d-1]:offsets[d]]`` (sorted int64 vertices); ``start``
     the frontier's vertices (int64), ``visited`` a bool array (not changed).
     Stops after a level of more than ``capacity`` vertices or after
     ``max_levels`` levels (``complete`` False: the levels after it are not
     known), or when a level comes out empty (``complete`` True: every later
-    level is empty)."""
+    level is empty).  With ``parents`` a fourth array: the parent of each
+    vertex of ``order`` (a vertex of the level before it adjacent to it),
+    else None."""
     start = np.ascontiguousarray(start, dtype=np.int64)
-    return _traverse(indptr, indices, start, np.ascontiguousarray(visited, dtype=np.bool_),
-                     np.int64(capacity), np.int64(max(1, max_levels)))
+    order, offsets, complete, par = _traverse(
+        indptr, indices, start, np.ascontiguousarray(visited, dtype=np.bool_),
+        np.int64(capacity), np.int64(max(1, max_levels)), bool(parents))
+    return order, offsets, complete, (par if parents else None)

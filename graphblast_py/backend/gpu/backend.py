@@ -178,11 +178,13 @@ class GPUBackend(ArrayBackend):
     speculate_capacity = 1 << 15
     speculate_levels = 8192
 
-    def traverse(self, indptr, indices, frontier, visited, capacity, max_levels):
+    def traverse(self, indptr, indices, frontier, visited, capacity, max_levels,
+                 parents=False):
         """Every later level of a plain BFS (see gpu/traverse.py)."""
         from .traverse import traverse
         with _OOM("a traversal", visited.shape[0]):
-            return traverse(self, indptr, indices, frontier, visited, capacity, max_levels)
+            return traverse(self, indptr, indices, frontier, visited, capacity, max_levels,
+                            parents)
 
     def __init__(self):
         self._mods = {}

@@ -13,9 +13,9 @@ empty level (the traversal is complete).  Each found vertex w of level d also
 gets the key ``d * n + w``; one sort of the keys (CuPy) gives every level in
 vertex order.  One device-to-host copy (the level count, the completion flag
 and the level offsets, ``max_levels + 3`` int64) is the traversal's only wait.
-
-Nothing here has run on a GPU yet (written on a machine without one): see
-docs/gpu.md.
+With parents (a BFS with ``any_secondi``) the thread that claims a vertex
+also writes the frontier vertex it came from into a dense parent array,
+read at the sorted vertices afterwards.
 """
 import numpy as np
 
@@ -45,7 +45,8 @@ extern "C" __global__ void trav_bfs(const IP* __restrict__ indptr, const IX* __r
                                     i64 n, const i64* __restrict__ start, i64 start_n,
                                     const unsigned long long* __restrict__ start_cnt,
                                     int* vis, i64* __restrict__ queue, i64* __restrict__ keys,
-                                    i64* __restrict__ head, i64 capacity, i64 max_levels)
+                                    i64* __restrict__ head, i64 capacity, i64 max_levels,
+                                    i64* __restrict__ par, int want_par)
 {
     __shared__ unsigned long long tail;
     __shared__ i64 lo, hi, nlev;
@@ -67,6 +68,7 @@ extern "C" __global__ void trav_bfs(const IP* __restrict__ indptr, const IX* __r
                     const unsigned long long pos = atomicAdd(&tail, 1ULL);
                     queue[pos] = w;
                     keys[pos] = (level + 1) * n + w;
+                    if (want_par) par[w] = v;
                 }
             }
         }
@@ -100,10 +102,10 @@ def _source(ip, ix):
     return K._COMMON + K._typedefs(IP=ip, IX=ix) + _SOURCE
 
 
-def traverse(be, indptr, indices, frontier, visited, capacity, max_levels):
-    """``(order, offsets, complete)`` as the CPU backend's ``traverse``:
-    level d is ``order[offsets[d-1]:offsets[d]]`` (sorted int64 vertices on
-    the device), ``offsets`` on the host."""
+def traverse(be, indptr, indices, frontier, visited, capacity, max_levels, parents=False):
+    """``(order, offsets, complete, parents or None)`` as the CPU backend's
+    ``traverse``: level d is ``order[offsets[d-1]:offsets[d]]`` (sorted int64
+    vertices on the device), ``offsets`` on the host."""
     from ...results import SparseResult
     n = visited.shape[0]
     max_levels = int(max(1, min(max_levels, n + 1)))
@@ -115,6 +117,7 @@ def traverse(be, indptr, indices, frontier, visited, capacity, max_levels):
     keys = cupy.empty(max(n, 1), dtype=np.int64)
     head = cupy.zeros(max_levels + 3, dtype=np.int64)
     cnt = cupy.zeros(1, dtype=np.uint64)
+    par = cupy.empty(max(n, 1) if parents else 1, dtype=np.int64)
     if isinstance(frontier, SparseResult):
         start = cupy.ascontiguousarray(frontier.keys, dtype=np.int64)
         start_n = start.shape[0]
@@ -132,7 +135,8 @@ def traverse(be, indptr, indices, frontier, visited, capacity, max_levels):
     if start.shape[0] == 0:
         start = cupy.zeros(1, dtype=np.int64)     # a valid pointer; start_n is 0
     fn_bfs((1,), (BLOCK,), (ip, ix, np.int64(n), start, np.int64(start_n), cnt, vis, queue,
-                            keys, head, np.int64(capacity), np.int64(max_levels)))
+                            keys, head, np.int64(capacity), np.int64(max_levels), par,
+                            np.int32(bool(parents))))
     h = head.get()                      # the one wait of a traversal
     nlev, complete = int(h[0]), bool(h[1])
     offsets = h[2:3 + nlev].copy()
@@ -141,4 +145,4 @@ def traverse(be, indptr, indices, frontier, visited, capacity, max_levels):
         order = cupy.sort(keys[:total]) % np.int64(max(n, 1))
     else:
         order = cupy.zeros(0, dtype=np.int64)
-    return order, offsets, complete
+    return order, offsets, complete, (par[order] if parents else None)
