@@ -156,3 +156,55 @@ def test_pull_caches_go_with_the_matrix(be):
     assert during > before + nnz * 8
     gc.collect()
     assert pool.used_bytes() < before + 2**20
+
+
+@pytest.mark.parametrize("bits_min", [0, 9])
+@pytest.mark.parametrize("sr", ["any_pair", "min_second", "plus_times", "any_secondi", "lor_pair"])
+@pytest.mark.parametrize("which", ["mxv", "vxm"])
+@pytest.mark.parametrize("masked", [False, True])
+def test_pull_reads_packed_presence(be, monkeypatch, bits_min, sr, which, masked):
+    """With an input of at least PULL_BITS_MIN positions the pull kernels read
+    its presence packed one bit per position (forced here on small graphs,
+    with sizes that are not a multiple of 8: the last byte's tail): every
+    entry equals the CPU's, for the thread and the warp kernels, with early
+    exit and without, under a complemented mask (BFS's pull) and without."""
+    monkeypatch.setattr(type(be), "PULL_BITS_MIN", bits_min)
+    monkeypatch.setattr(type(be), "CUSPARSE_PULL", False)
+    for n, make in ((1021, lambda d: gb.generators.erdos_renyi(1021, nedges=4000, seed=3,
+                                                                 device=d)),
+                    (512, lambda d: gb.generators.kronecker(9, seed=4, device=d))):
+        rng = np.random.default_rng(n)
+        idx = np.flatnonzero(rng.random(n) < 0.3)
+        vals = rng.integers(1, 9, idx.size).astype(np.int64)
+        seen = np.flatnonzero(rng.random(n) < 0.4)
+        out = {}
+        for dev in ("cpu", "gpu"):
+            A = make(dev)
+            u = gb.Vector.from_coo(idx, vals, size=n, device=dev)
+            u._dense()                       # the dense (bitmap) form the pull reads
+            m = gb.Vector.from_coo(seen, True, size=n, device=dev)
+            kw = dict(mask=~m.S, replace=True) if masked else {}
+            w = A.mxv(u, sr, direction="pull", **kw) if which == "mxv" else \
+                u.vxm(A, sr, direction="pull", **kw)
+            out[dev] = [gb.backend.get(dev).to_host(a) for a in w.to_coo()]
+        assert np.array_equal(out["gpu"][0], out["cpu"][0]), (n, sr)
+        if sr != "any_secondi":              # any: any right index (checked below)
+            np.testing.assert_array_equal(out["gpu"][1], out["cpu"][1])
+        else:
+            S = make("cpu").to_scipy().tocsr()
+            S = S if which == "mxv" else S.T.tocsr()
+            have = set(idx.tolist())
+            for i, k in zip(*out["gpu"]):
+                assert k in have and S[i, k]
+
+
+def test_packed_presence_kernel(be):
+    """pack_bits: bit c & 7 of byte c >> 3 is position c, for every length
+    around a byte boundary."""
+    import cupy
+    rng = np.random.default_rng(0)
+    for n in (0, 1, 7, 8, 9, 63, 64, 65, 1000):
+        p = rng.random(n) < 0.5
+        got = cupy.asnumpy(be._pack_bits(cupy.asarray(p)))
+        want = np.packbits(p, bitorder="little")
+        np.testing.assert_array_equal(got, want)

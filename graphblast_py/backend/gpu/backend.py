@@ -146,6 +146,11 @@ class GPUBackend(ArrayBackend):
     # (hubs) by a block each (pull_block) and the rest by the kernel over a
     # row list (0: off); Kronecker 22's hub rows hold up to 163 327 entries
     PULL_HEAVY_ROW = 1024
+    # the pull kernels read the input's presence packed one bit per position
+    # (kernels.PACK_BITS) from this many positions: a bool array of 16 MB or
+    # more no longer stays in L2 while the kernel reads it at random (the
+    # blocks of a distributed BFS read a gathered frontier over all n)
+    PULL_BITS_MIN = 1 << 24
     # auto direction: a push edge (atomics, binary search) against a pull edge
     # (H100, BFS on Kronecker 18/20/22 with weights 1, 2, 4, 8: 8 chose pull
     # for every middle level and was fastest, 1.5-1.6 ms against 2.3-5.6 ms
@@ -727,19 +732,33 @@ class GPUBackend(ArrayBackend):
         ip, ix = _c(indptr), _c(indices)
         warp = indices.shape[0] >= (self.PULL_WARP_MIN_DEGREE_EARLY if stops else
                                     self.PULL_WARP_MIN_DEGREE) * max(nrows, 1)
+        bits = xpres is not None and xpres.shape[0] >= self.PULL_BITS_MIN
         key = ("pull", semiring.monoid, semiring.mult, ta, tx, out_dtype, ip.dtype, ix.dtype,
-               bool(swap), _iso_key(iso), early)
+               bool(swap), _iso_key(iso), early, bits)
         fn = self._fn(key, lambda: K.pull_source(semiring, ta, tx, out_dtype, ip.dtype, ix.dtype,
-                                                 swap, early, iso),
+                                                 swap, early, iso, bits),
                       "pull_warp" if warp else "pull_thread")
+        xp_arg = self._pack_bits(xpres) if bits else \
+            (_c(xpres) if xpres is not None else self._dummy(_BOOL))
         fn(_grid_capped(nlist * (32 if warp else 1)), (K.BLOCK,),
            (ip, ix, _c(rvals) if read_a else self._dummy(ta), np.int32(read_a),
             _c(xvals) if read_x else self._dummy(tx), np.int32(read_x),
-            _c(xpres) if xpres is not None else self._dummy(_BOOL), np.int32(xpres is not None),
+            xp_arg, np.int32(xpres is not None),
             rws, np.int32(all_rows), np.int64(nlist), alw, np.int32(has_alw),
             np.int32(bool(rows_complement) and has_alw), outv, outp, np.int32(keep), self._sink))
         self.last_kernel = ("pull", read_a, early, masked)
         return outv, outp
+
+    def _pack_bits(self, pres):
+        """``pres`` (bool) packed one bit per position, little-endian within
+        each byte (one kernel, no wait)."""
+        n = pres.shape[0]
+        with _OOM("a packed presence", (n + 7) // 8):
+            out = cupy.empty((n + 7) // 8, dtype=np.uint8)
+        if n:
+            fn = self._fn(("pack_bits",), lambda: K.PACK_BITS, "pack_bits")
+            fn(_grid_capped((n + 7) // 8), (K.BLOCK,), (_c(pres), np.int64(n), out))
+        return out
 
     def _heavy_split(self, indptr, cache=None):
         """(light rows, hub rows) of a CSR structure -- the non-empty rows up

@@ -246,6 +246,14 @@ _COMBINE = r"""
 
 # ---------------------------------------------------------------- mxv: pull
 _PULL = r"""
+// the input's presence: a bool per position, or (XBITS) one bit per position
+// packed little-endian into bytes (pack_bits), an eighth of the bytes to
+// read at random -- it stays in L2 where a bool array would not
+#if XBITS
+#define XPRES(c) ((((const unsigned char*)xpres)[(c) >> 3] >> ((c) & 7)) & 1)
+#else
+#define XPRES(c) (xpres[c])
+#endif
 __device__ __forceinline__ TOUT prod_op(TA a, TX xv, i64 r, i64 c) {
 #if SWAP
     return mult_op(xv, a, 0, c, r);
@@ -278,7 +286,7 @@ extern "C" __global__ void pull_thread(
         double chk = 0.0;
         for (i64 p = (i64)indptr[r]; p < p1; ++p) {
             i64 c = (i64)indices[p];
-            if (has_pres && !xpres[c]) continue;
+            if (has_pres && !XPRES(c)) continue;
             TA av = read_a ? avals[p] : A_ISO;
             if (keep_a) chk += (double)av;
             COMBINE(prod_op(av, read_x ? xvals[c] : (TX)0, r, c));
@@ -317,7 +325,7 @@ extern "C" __global__ void pull_warp(
             TOUT v = (TOUT)0;
             if (p < p1) {
                 i64 c = (i64)indices[p];
-                if (!has_pres || xpres[c]) {
+                if (!has_pres || XPRES(c)) {
                     TA av = read_a ? avals[p] : A_ISO;
                     if (keep_a) chk += (double)av;
                     v = prod_op(av, read_x ? xvals[c] : (TX)0, r, c);
@@ -357,11 +365,14 @@ def _iso_define(a_iso, ta):
     return f"#define A_ISO {literal(a_iso, ta) if a_iso is not None else '((TA)0)'}\n"
 
 
-def pull_source(semiring, ta, tx, tout, ip, ix, swap, early_exit=True, a_iso=None):
+def pull_source(semiring, ta, tx, tout, ip, ix, swap, early_exit=True, a_iso=None, bits=False):
+    """The pull kernels; ``bits``: the input's presence comes packed one bit
+    per position (:data:`_PACK_BITS`)."""
     tl, tr = (tx, ta) if swap else (ta, tx)
     return (_COMMON + _typedefs(TA=ta, TX=tx, TOUT=tout, IP=ip, IX=ix, TL=tl, TR=tr)
             + _iso_define(a_iso, ta)
             + f"#define SWAP {1 if swap else 0}\n#define EARLY {1 if early_exit else 0}\n"
+            + f"#define XBITS {1 if bits else 0}\n"
             + _flags(semiring.monoid, tout) + _COMBINE
             + _mult_fn(semiring.mult, tl, tr) + _add_fn(semiring.monoid.op) + _warp_fns(tout)
             + _PULL)
@@ -389,7 +400,7 @@ extern "C" __global__ void pull_block(
         TOUT acc = (TOUT)0;
         for (i64 p = p0 + threadIdx.x; p < p1; p += blockDim.x) {
             i64 c = (i64)indices[p];
-            if (has_pres && !xpres[c]) continue;
+            if (has_pres && !XPRES(c)) continue;
             TA av = read_a ? avals[p] : A_ISO;
             COMBINE(prod_op(av, read_x ? xvals[c] : (TX)0, r, c));
         }
@@ -416,6 +427,26 @@ def pull_block_source(semiring, ta, tx, tout, ip, ix, swap, a_iso=None):
     """The pull kernels' module (``pull_source``, without early exit) plus
     ``pull_block``."""
     return pull_source(semiring, ta, tx, tout, ip, ix, swap, False, a_iso) + _PULL_BLOCK
+
+
+# ---------------------------------------------------------------- packed presence
+# bool presence -> one bit per position, little-endian within each byte (bit
+# c & 7 of byte c >> 3): what the pull kernels read with XBITS
+PACK_BITS = _COMMON + r"""
+extern "C" __global__ void pack_bits(const bool* __restrict__ pres, i64 n,
+                                     unsigned char* __restrict__ out)
+{
+    i64 m = (n + 7) >> 3;
+    for (i64 b = (i64)blockIdx.x * blockDim.x + threadIdx.x; b < m;
+         b += (i64)gridDim.x * blockDim.x) {
+        i64 c0 = b << 3;
+        i64 c1 = c0 + 8 < n ? c0 + 8 : n;
+        unsigned v = 0;
+        for (i64 c = c0; c < c1; ++c) v |= (unsigned)(pres[c] != 0) << (c - c0);
+        out[b] = (unsigned char)v;
+    }
+}
+"""
 
 
 # ---------------------------------------------------------------- mxv: push
