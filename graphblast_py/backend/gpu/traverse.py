@@ -41,7 +41,9 @@ extern "C" __global__ void trav_compact(const bool* __restrict__ pres, i64 n,
 
 // one block: levels 1, 2, ... of the BFS from start[0 : start_n] (start_n < 0:
 // the count is *start_cnt) outside vis (1 = visited; changed)
-extern "C" __global__ void trav_bfs(const IP* __restrict__ indptr, const IX* __restrict__ indices,
+// __launch_bounds__: one block of BLOCK (1024) threads must fit the register
+// file (at most 64 registers a thread)
+extern "C" __global__ void __launch_bounds__(1024) trav_bfs(const IP* __restrict__ indptr, const IX* __restrict__ indices,
                                     i64 n, const i64* __restrict__ start, i64 start_n,
                                     const unsigned long long* __restrict__ start_cnt,
                                     int* vis, i64* __restrict__ queue, i64* __restrict__ keys,
