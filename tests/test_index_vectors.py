@@ -161,3 +161,25 @@ def test_index_vector_device_mismatch():
         gb.Vector.from_coo(iv, u, 3)
     with pytest.raises(DeviceMismatch):
         gb.Vector.from_coo(iv, 1, 3, device="gpu")
+
+
+@pytest.mark.parametrize("op", ["rowindex", "valuegt", "rowle", "diagindex"])
+@pytest.mark.parametrize("full", [True, False])
+def test_index_apply_keeps_a_dense_vector_dense(device, op, full):
+    """apply of an index-unary operator to a dense vector: the same entries
+    as for the same content stored sparse, and (where the backend keeps the
+    form: dense_index_apply) a full vector stays full -- connected
+    components' f(v) = v, so every later operation of it runs on full
+    vectors."""
+    n = 37
+    rng = np.random.default_rng(1)
+    vals = rng.integers(-5, 5, n)
+    present = np.ones(n, bool) if full else rng.random(n) < 0.6
+    dense = _vector(vals, present, device, True)
+    sparse = _vector(vals, present, device, False)
+    a = dense.apply(gb.indexunary[op], thunk=2)
+    b = sparse.apply(gb.indexunary[op], thunk=2)
+    assert a.dtype == b.dtype and _entries(a) == _entries(b)
+    if gb.backend.get(device).dense_index_apply:
+        assert a.form == "dense"
+        assert (a.nvals == n) == full

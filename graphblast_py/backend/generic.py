@@ -50,6 +50,10 @@ class ArrayBackend(SparseMixin, EwiseMixin, ReduceMixin, MatVecMixin, SpgemmMixi
     # computed at the mask's positions only (operations/ewise.py
     # ``_mask_first``); on for the CPU backend, off elsewhere until it has run
     ewise_mask_first = False
+    # apply of an index-unary operator to a dense vector gives a dense result
+    # over all positions (operations/apply.py); on for the CPU backend, off
+    # elsewhere until it has run there (the entries' sparse path instead)
+    dense_index_apply = False
     # traversal speculation (operations/speculate.py): a backend with a
     # whole-traversal kernel (``traverse``) sets ``speculate``; set it False
     # (on the class or the instance, ``gb.backend.get("cpu")``) to take one

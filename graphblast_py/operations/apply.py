@@ -64,6 +64,17 @@ def apply(x, op, *, left=None, right=None, thunk=None, mask=None, accum=None, re
             raise InvalidValue("apply: an IndexUnaryOp takes thunk=, not left/right")
         th = _scalar(0 if thunk is None else thunk, "apply")
         dt = op.out_dtype(x.dtype, th.dtype)
+        if x._is_vector and x._form == "dense" and be.dense_index_apply:
+            # a dense vector stays dense (a full one full: connected
+            # components' f(v) = v then runs every later operation on full
+            # vectors): the operator over all positions, x's presence kept
+            xv, xpres = x._view()
+            idx = be.arange(x.size)
+            v = be.indexunary(op, xv if op.reads_x else None, idx, np.int64(0), th, dt)
+            if not hasattr(v, "shape") or v.shape != idx.shape:
+                v = be.xp.broadcast_to(be.xp.asarray(v, dtype=dt), idx.shape).copy()
+            return finish(out, DenseVectorResult(v, xpres), dt, x.shape, be, mask, accum,
+                          replace, True)
         keys, vals, i, j = _positions(x)
         v = be.indexunary(op, vals if op.reads_x else None, i, j, th, dt)
         if not hasattr(v, "shape") or v.shape != keys.shape:
