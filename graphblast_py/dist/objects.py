@@ -19,6 +19,8 @@ The classes subclass gb.Matrix/gb.Vector so the algorithms' checks accept
 them; a base-class method that is not provided here raises
 :class:`NotDistributed` instead of touching storage that is not there.
 """
+import itertools
+
 import numpy as np
 
 from .. import dtypes
@@ -31,8 +33,7 @@ from ..vector import Vector
 from . import _blocks as B
 from .layout import Layout, NotDistributed
 
-import itertools
-
+#: DistVector._gen: a new number whenever a DistVector's blocks change
 _GENERATIONS = itertools.count(1)
 _KINDS = ((Semiring, "semiring"), (Monoid, "monoid"), (BinaryOp, "binary"),
           (IndexUnaryOp, "indexunary"), (UnaryOp, "unary"))
