@@ -148,8 +148,8 @@ class Vector:
         self._ver, self._grew, self._spec = next(_STAMPS), None, None
 
     def _defer_copies(self, keys, vals, a, b, bound):
-        """Store: positions ``keys[a:b]`` (distinct, not yet present) take
-        ``vals[a:b]`` (in this vector's type), the rest unchanged; as
+        """Store: positions ``keys[a:b]`` (distinct) take ``vals[a:b]`` (in
+        this vector's type), the rest unchanged; as
         :meth:`_defer_fills` with values: copies at consecutive ranges of the
         same ``keys`` and ``vals`` (the levels of one traversal with parents)
         are carried out together, by one scatter, when the arrays are first
