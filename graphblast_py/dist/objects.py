@@ -354,21 +354,9 @@ class DistVector(_Dist, Vector):
                                   f"[0, {self.size})")
         m = idx.shape[0]
         lay_out = self._layout.for_size(m)
-        check_mask(mask, (m,), "extract")
-        if out is not None and out.size != m:
-            raise DimensionMismatch(f"extract: out has size {out.size}, the result {m}")
-        parts = _exports(self, "extract")
-        offs = self._layout.offsets
-        blocks = lay_out.map("extract", B.extract, lambda b: (
-            parts, offs, self.size, self.dtype, idx[lay_out.offsets[b]:lay_out.offsets[b + 1]],
-            {"accum": _portable(accum, "extract"), "replace": replace},
-            None if out is None else (B.OUT, out._blocks[b]),
-            None if mask is None else self._encode(mask, b, "extract")))
-        if out is None:
-            return DistVector(self.dtype, m, device=lay_out, _blocks=blocks)
-        out._blocks = blocks
-        return out
-
+        return self._extract_blocks(lay_out, m, lambda b: idx[lay_out.offsets[b]:
+                                                              lay_out.offsets[b + 1]],
+                                    mask, accum, replace, out, lay_out.map)
 
     def _extract_by_vector(self, iv, mask, accum, replace, out):
         from ..errors import InvalidIndex
@@ -376,20 +364,26 @@ class DistVector(_Dist, Vector):
         if iv.dtype.kind not in "iu":
             raise InvalidIndex(f"extract: an index Vector must have an integer type, got "
                                f"{iv.dtype}")
-        m = iv.size
-        lay_out = iv._layout
-        check_mask(mask, (m,), "extract")
         if out is not None:
             self._same_layout(out, "extract", "out")
-            if out.size != m:
-                raise DimensionMismatch(f"extract: out has size {out.size}, the result {m}")
+        # an index outside u raises on the block that holds it: on every
+        # worker alike inside gb.dist.run (agreed)
+        return self._extract_blocks(iv._layout, iv.size, lambda b: iv._blocks[b], mask, accum,
+                                    replace, out, iv._layout.map_agreed)
+
+    def _extract_blocks(self, lay_out, m, index_of, mask, accum, replace, out, run):
+        """``w = u[indices]`` of size ``m`` split like ``lay_out``: ``u``
+        gathered to every block, block ``b`` reading ``index_of(b)`` (its
+        part of an index array, or its block of an index DistVector), one
+        task per block through ``run`` (the layout's map or map_agreed)."""
+        check_mask(mask, (m,), "extract")
+        if out is not None and out.size != m:
+            raise DimensionMismatch(f"extract: out has size {out.size}, the result {m}")
         parts = _exports(self, "extract")
         offs = self._layout.offsets
         kw = {"accum": _portable(accum, "extract"), "replace": replace}
-        # an index outside u raises on the block that holds it: on every
-        # worker alike inside gb.dist.run (agreed)
-        blocks = lay_out.map_agreed("extract", B.extract, lambda b: (
-            parts, offs, self.size, self.dtype, iv._blocks[b], kw,
+        blocks = run("extract", B.extract, lambda b: (
+            parts, offs, self.size, self.dtype, index_of(b), kw,
             None if out is None else (B.OUT, out._blocks[b]),
             None if mask is None else self._encode(mask, b, "extract")))
         if out is None:
