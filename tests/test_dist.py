@@ -102,6 +102,18 @@ def test_vector_operations(client, n, seed):
     same(du, u)
     perm = rng.permutation(n)
     same(du.extract(perm), u.extract(perm))
+    # an index Vector (connected components' f(f) and hooking), with holes
+    if n:
+        ix = np.flatnonzero(rng.random(n) < 0.7)
+        iv = gb.Vector.from_coo(ix, rng.integers(0, n, ix.size), size=n, device="cpu")
+        div = D(iv, client)
+        same(du.extract(div), u.extract(iv))
+        same(du.extract(div, mask=dw.S, accum=binary.plus, out=dv.dup()),
+             u.extract(iv, mask=w.S, accum=binary.plus, out=v.dup()))
+        xv = gb.Vector.from_coo(ix, rng.integers(-4, 9, ix.size), size=n, device="cpu")
+        for op in (binary.min, binary.plus, binary.first):
+            same(gb.Vector.from_coo(div, D(xv, client), n, dup_op=op),
+                 gb.Vector.from_coo(iv, xv, n, dup_op=op))
     assert du.isequal(D(u, client)) and du.isequal(u)
     if n:
         i = int(rng.integers(n))
