@@ -724,9 +724,8 @@ def vector_entries(iv, values, device, what):
     order, and ``values``' values at the same positions (checked: the same
     positions, the same device); and the device they live on (``device``
     must be None or that device)."""
-    from .errors import DeviceMismatch, InvalidIndex
-    if iv.dtype.kind not in "iu":
-        raise InvalidIndex(f"{what}: an index Vector must have an integer type, got {iv.dtype}")
+    from .errors import DeviceMismatch
+    check_index_vector(iv, what)
     if device is not None and backend_for(device).name != iv.device:
         raise DeviceMismatch(f"{what}: the index Vector is on {iv.device} but device={device!r}")
     ipos, ivals = _entries(iv)
@@ -750,6 +749,13 @@ def vector_entries(iv, values, device, what):
                            f"the same positions ({iv.nvals} and {values.nvals} entries, not "
                            "at the same positions)")
     return ivals, vvals, iv.device
+
+
+def check_index_vector(iv, what):
+    """InvalidIndex unless the index Vector ``iv`` has an integer type."""
+    if iv.dtype.kind not in "iu":
+        from .errors import InvalidIndex
+        raise InvalidIndex(f"{what}: an index Vector must have an integer type, got {iv.dtype}")
 
 
 def _entries(v):

@@ -359,11 +359,9 @@ class DistVector(_Dist, Vector):
                                     mask, accum, replace, out, lay_out.map)
 
     def _extract_by_vector(self, iv, mask, accum, replace, out):
-        from ..errors import InvalidIndex
+        from ..vector import check_index_vector
         self._same_layout(iv, "extract", "the index vector")
-        if iv.dtype.kind not in "iu":
-            raise InvalidIndex(f"extract: an index Vector must have an integer type, got "
-                               f"{iv.dtype}")
+        check_index_vector(iv, "extract")
         if out is not None:
             self._same_layout(out, "extract", "out")
         # an index outside u raises on the block that holds it: on every

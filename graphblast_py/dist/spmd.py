@@ -387,12 +387,13 @@ class SpmdLayout(Layout):
                 pos = r * mb + (idx - xp.asarray(self.offsets, dtype=np.int64)[r])
             return pos
         if packed is None:
-            packed = name in ("min", "max") and all(self.gather(
+            packed = all(self.gather(
                 [_fits32(be, vals, name) if b == me else _THERE for b in range(p)],
                 "from_coo"))
-        packed = packed and name in ("min", "max") and hasattr(self.comm, "reduce_scatter") \
-            and (getattr(self.comm, "REDUCE_TYPES", None) is None or
-                 "u4" in self.comm.REDUCE_TYPES)
+        # (_fits32 is False for other operators; _reduces checked the
+        # communicator has a reduce-scatter)
+        packed = packed and (getattr(self.comm, "REDUCE_TYPES", None) is None or
+                             "u4" in self.comm.REDUCE_TYPES)
         info = np.iinfo(np.uint32 if packed else dt)
         ident = info.max if name == "min" else info.min if name == "max" else 0
 

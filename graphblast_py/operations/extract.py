@@ -46,10 +46,10 @@ def extract_by_vector(u, iv, *, mask=None, accum=None, replace=False, out=None):
     Vector of an integer type, of ``w``'s size) has an entry at ``i`` and
     ``u`` has one at ``iv(i)``.  Raises IndexOutOfBound naming the first
     position whose value is outside ``[0, u.size)``."""
-    from ..errors import IndexOutOfBound, InvalidIndex
+    from ..errors import IndexOutOfBound
+    from ..vector import check_index_vector
     be = u._be
-    if iv.dtype.kind not in "iu":
-        raise InvalidIndex(f"extract: an index Vector must have an integer type, got {iv.dtype}")
+    check_index_vector(iv, "extract")
     n = iv.size
     check_replace(replace, "extract")
     accum = prepare("extract", [("the vector", u), ("the index vector", iv)], out, (n,), True,

@@ -121,10 +121,12 @@ class _Traversal:
     def slices(self, d, dtype):
         """Level ``d`` as (keys, values already cast to ``dtype``): what the
         output rule stores for it."""
-        vals = self._values(dtype)
-        if d > self.nlev:               # past the end of a complete traversal
-            return self.order[:0], vals[:0]
-        a, b = self.offsets[d - 1], self.offsets[d]
+        return self._cut(d, self._values(dtype))
+
+    def _cut(self, d, vals):
+        """Level ``d``'s keys and its slice of ``vals`` (the parents, aligned
+        with ``order``, or ones, as long as the widest level)."""
+        a, b = self.bounds(d)
         return self.order[a:b], vals[a:b] if self.par is not None else vals[:b - a]
 
     def bounds(self, d):
@@ -134,11 +136,7 @@ class _Traversal:
         return self.offsets[d - 1], self.offsets[d]
 
     def level(self, d):
-        vals = self.ones if self.par is None else self.par
-        if d > self.nlev:               # past the end of a complete traversal
-            return SparseResult(self.order[:0], vals[:0])
-        a, b = self.offsets[d - 1], self.offsets[d]
-        return SparseResult(self.order[a:b], vals[a:b] if self.par is not None else vals[:b - a])
+        return SparseResult(*self._cut(d, self.ones if self.par is None else self.par))
 
 
 class _Level:
