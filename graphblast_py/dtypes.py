@@ -105,6 +105,12 @@ def cast_scalar(x, dt, what="value"):
     """A bool/int/float scalar (Python, NumPy or a 0-d array) as a NumPy
     scalar of ``dt`` with C casting (-1 as uint8 is 255, 2.7 as int32 is 2);
     anything else raises InvalidValue."""
+    c = x.__class__
+    if (c is float and dt is FP64) or (c is bool and dt is BOOL) or (
+            c is int and dt is INT64 and -(1 << 63) <= x < (1 << 63)):
+        # the same value the cast below gives, without the array round trip
+        # (SSSP passes math.inf for float64 operands every round)
+        return dt.type(x)
     from .errors import InvalidValue
     if hasattr(x, "item") and getattr(x, "shape", ()) == ():
         x = x.item()

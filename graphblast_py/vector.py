@@ -77,6 +77,16 @@ class Vector:
         else:
             raise InvalidValue(f"form must be 'sparse' or 'dense', got {form!r}")
 
+    @classmethod
+    def _new_empty(cls, dtype, size, be):
+        """``Vector(dtype, size, device=be.name)`` for an operation's output:
+        ``dtype`` a ``numpy.dtype`` from :func:`dtypes.lookup` and ``size``
+        already checked, so none of the constructor's checks run again."""
+        v = object.__new__(cls)
+        v.dtype, v.size, v._be = dtype, size, be
+        v._set_sparse(be.zeros(0, np.int64), be.zeros(0, dtype))
+        return v
+
     # ------------------------------------------------------------ storage
     # Every store goes through _set_sparse/_set_dense: a new stamp (``_ver``),
     # no record of how the content came about (``_grew``, ``_spec``: see

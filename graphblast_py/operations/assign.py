@@ -46,6 +46,17 @@ def vector_assign(w, value, indices=None, *, mask=None, accum=None, replace=Fals
             order, vals, a, b = lv
             w._defer_copies(order, vals, a, b, w._nv_hi + (b - a))
             return w
+        if value._form == "sparse" and w._form == "dense":
+            # a sparse F into a dense w (SSSP's ``dist<f.S> = f``): what
+            # _assign's whole-vector path and the output rule's sparse-mask
+            # branch do (F's positions take F's values, in w's own arrays
+            # where it owns them: Vector._update_dense), without their
+            # general set-up
+            idx, vals = value._sparse()
+            value._own = False          # (as the general path's value._view())
+            w._update_dense(idx, idx, w._be.cast(vals, w.dtype),
+                            min(w.size, w._nv_hi + idx.shape[0]))
+            return w
     if (indices is None and isinstance(mask, Mask) and mask.structure and not mask.complement
             and replace is False and not hasattr(value, "_be")):
         # a scalar under F.S: w's structure grows by exactly F's -- recorded

@@ -1,10 +1,12 @@
 """Argument checks shared by every operation: run before anything is
 computed or written, so a failing call leaves ``out`` untouched."""
 from ..device import same_device
+from ..dtypes import lookup
 from ..errors import DimensionMismatch, InvalidValue, MissingKernel
 from ..mask import check_mask
 from ..operators import predefined
 from ..operators.core import BinaryOp, Monoid, Semiring
+from ..vector import Vector
 from .output import resolve_accum, write
 
 
@@ -32,8 +34,8 @@ def finish(out, T, dtype, shape, be, mask, accum, replace, is_vector, masked=Fal
     :func:`~.output.write`)."""
     if out is None:
         if is_vector:
-            from ..vector import Vector
-            out = Vector(dtype, shape[0], device=be.name)
+            # (the shape and type come from checked inputs: no checks again)
+            out = Vector._new_empty(lookup(dtype), shape[0], be)
         else:
             from ..matrix import Matrix
             out = Matrix(dtype, shape[0], shape[1], device=be.name)

@@ -60,23 +60,51 @@ def _mask_first(a, b, op, mask):
     return mask.keys()
 
 
+def _gather_at(x, mask, mk):
+    """``x``'s (values, presence) at the mask's keys ``mk`` (as
+    ``Vector._gather``), presence None where every key has an entry: the
+    mask is ``x.S`` itself (SSSP's ``t.ewise_union(dist, ..., mask=t.S)``:
+    ``x``'s own values, no search), or ``x`` is full."""
+    if mask.parent is x:        # a sparse x (see _mask_first): mk is its index array
+        return x._sparse()[1], None
+    if x._form == "dense" and x._pres is None:
+        return x._vals[mk], None
+    return x._gather(mk)
+
+
 def _at(be, op, mk, ga, gb, dt, kind, ld=None, rd=None):
     """The result at the mask's keys ``mk`` from the operands' values and
-    presence gathered there (``Vector._gather``): ``kind`` "add", "mult" or
-    "union" (with the defaults)."""
+    presence gathered there (:func:`_gather_at`; presence None: all
+    present): ``kind`` "add", "mult" or "union" (with the defaults)."""
     (va, pa), (vb, pb) = ga, gb
     xp = be.xp
     with np.errstate(all="ignore"):     # values where an operand has no entry are dropped
         both = be.binary(op, va, vb, dt)
         if kind == "mult":
-            keep, vals = pa & pb, both
+            keep, vals = (pb if pa is None else pa if pb is None else pa & pb), both
         else:
-            keep = pa | pb
+            keep = None if pa is None or pb is None else pa | pb
             if kind == "add":
-                alone_a, alone_b = be.cast(va, dt), be.cast(vb, dt)
+                alone_a = be.cast(va, dt) if pb is not None else None
+                alone_b = be.cast(vb, dt) if pa is not None else None
             else:
-                alone_a, alone_b = be.binary(op, va, rd, dt), be.binary(op, ld, vb, dt)
-            vals = xp.where(pa & pb, both, xp.where(pa, alone_a, alone_b))
+                alone_a = be.binary(op, va, rd, dt) if pb is not None else None
+                alone_b = be.binary(op, ld, vb, dt) if pa is not None else None
+            if pa is None and pb is None:
+                vals = both
+            elif pa is None:
+                vals = xp.where(pb, both, alone_a)
+            elif pb is None:
+                vals = xp.where(pa, both, alone_b)
+            else:
+                vals = xp.where(pa & pb, both, xp.where(pa, alone_a, alone_b))
+    if keep is None:
+        # every key kept: the result shares the mask's index array (sparse
+        # arrays are never written in place), its values are its own
+        vals = xp.asarray(vals, dtype=dt)
+        if vals is va or vals is vb:
+            vals = vals.copy()
+        return SparseResult(mk, vals)
     return SparseResult(mk[keep], xp.asarray(vals, dtype=dt)[keep])
 
 
@@ -86,7 +114,7 @@ def ewise_add(a, b, op, *, mask=None, accum=None, replace=False, out=None):
     dt = op.out_dtype(a.dtype, b.dtype)
     mk = _mask_first(a, b, op, mask)
     if mk is not None:
-        T = _at(be, op, mk, a._gather(mk), b._gather(mk), dt, "add")
+        T = _at(be, op, mk, _gather_at(a, mask, mk), _gather_at(b, mask, mk), dt, "add")
         return finish(out, T, dt, a.shape, be, mask, accum, replace, True, masked=True)
     if _dense_path(a, b):
         (av, ap), (bv, bp) = a._dense(), b._dense()
@@ -113,7 +141,7 @@ def ewise_mult(a, b, op, *, mask=None, accum=None, replace=False, out=None):
     dt = op.out_dtype(a.dtype, b.dtype)
     mk = _mask_first(a, b, op, mask)
     if mk is not None:
-        T = _at(be, op, mk, a._gather(mk), b._gather(mk), dt, "mult")
+        T = _at(be, op, mk, _gather_at(a, mask, mk), _gather_at(b, mask, mk), dt, "mult")
         return finish(out, T, dt, a.shape, be, mask, accum, replace, True, masked=True)
     if _dense_path(a, b):
         (av, ap), (bv, bp) = a._dense(), b._dense()
@@ -140,7 +168,7 @@ def ewise_union(a, b, op, left_default, right_default, *, mask=None, accum=None,
     rd = dtypes.cast_scalar(right_default, b.dtype, "ewise_union: right_default")
     mk = _mask_first(a, b, op, mask)
     if mk is not None:
-        T = _at(be, op, mk, a._gather(mk), b._gather(mk), dt, "union", ld, rd)
+        T = _at(be, op, mk, _gather_at(a, mask, mk), _gather_at(b, mask, mk), dt, "union", ld, rd)
         return finish(out, T, dt, a.shape, be, mask, accum, replace, True, masked=True)
     if (a._is_vector and op.positional is None and not op.is_user
             and (a.form == "dense" or b.form == "dense")):

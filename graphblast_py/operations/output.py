@@ -95,8 +95,17 @@ def write(out, T, mask, accum, replace, masked=False):
 
 
 def _allowed(be, mask, keys):
-    if mask.parent._is_vector and mask.parent.form == "dense":
-        return mask.dense()[keys]
+    p = mask.parent
+    if p._is_vector:
+        if p._form == "dense":
+            return mask.dense()[keys]
+        if p._pend is None and p._i is keys:
+            # the keys are the mask vector's own index array (SSSP's
+            # ``t.apply(identity, mask=better.V)``, better stored at t's
+            # keys): the mask at its own entries, no search
+            hit = be.xp.ones(keys.shape[0], dtype=bool) if mask.structure \
+                else p._v.astype(bool)
+            return ~hit if mask.complement else hit
     hit = be.member(keys, mask.keys())
     return ~hit if mask.complement else hit
 
@@ -157,7 +166,7 @@ def _write_dense_vector(out, T, mask, accum, replace, masked=False):
         # (written in place where out owns its arrays: Vector._update_dense)
         kt, vt = T.keys, T.vals
         mk = mask.keys()
-        if not masked:
+        if not masked and kt is not mk:     # (T at the mask's own keys: all allowed)
             keep = be.member(kt, mk)
             kt, vt = kt[keep], vt[keep]
         out._update_dense(mk, kt, be.cast(vt, out.dtype),
