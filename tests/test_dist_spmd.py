@@ -340,6 +340,44 @@ def test_repeated_gathers_are_answered_without_sending(client):
     assert (ex, hits) == (6, 3)
 
 
+def _gather_dense(u):
+    from graphblast_py.dist import spmd
+    spmd.profile_collectives(True)
+    got = u.to_dense(fill=7)
+    return got, spmd.profile_collectives(False)["bytes"]
+
+
+@pytest.mark.parametrize("dt, fits, over", [
+    ("int64", [-2**31, 2**31 - 1, 0, -5], [2**31, -2**31 - 1]),
+    ("uint64", [0, 2**32 - 1, 5], [2**32, 2**63])])
+@pytest.mark.parametrize("presence", [False, True])
+def test_dense_integer_gathers_travel_narrow(client, dt, fits, over, presence):
+    """A dense vector of 64-bit integers whose values all fit 32 bits (on
+    every worker) is gathered as int32/uint32 -- about half the bytes -- and
+    comes back exactly; one value out of range anywhere sends 64 bits."""
+    workers = len(client.scheduler_info()["workers"])
+    n = 301
+    rng = np.random.default_rng(3)
+    sent = {}
+    for case, extremes in (("fits", fits), ("over", over)):
+        vals = rng.integers(0, 1000, n).astype(dt)
+        vals[rng.integers(0, n, len(extremes))] = np.array(extremes, dtype=dt)
+        if case == "over":
+            vals[n - 1] = np.array(over[0], dtype=dt)           # in the last block only
+        u = gb.Vector.from_dense(vals, device="cpu")
+        if presence:                                           # holes: a presence bitmap
+            u = u.select("!=", vals[1])
+            u = gb.Vector.from_dense(np.asarray(u.to_dense(fill=vals[1])),
+                                     missing_value=vals[1], device="cpu")
+        assert u.form == "dense"
+        got, sent[case] = dist.run(_gather_dense, D(u, client))
+        got = got.get() if hasattr(got, "get") else np.asarray(got)
+        want = np.asarray(u.to_dense(fill=7))
+        assert got.dtype == want.dtype and np.array_equal(got, want), case
+    if workers > 1:
+        assert sent["fits"] < 0.7 * sent["over"], sent
+
+
 def _replicated_coo(n, m, dt, seed):
     """m entries over n positions, most at a few small ids (connected
     components' hooking: labels sent to their roots), some everywhere."""

@@ -445,22 +445,29 @@ def test_generators_through_the_generic_code_path(monkeypatch):
             check_simple_undirected(G) if G.isequal(G.T) else None
 
 
-@pytest.mark.parametrize("chunk", [1 << 5, 1 << 9, 1 << 26])
-def test_kronecker_row_blocks_drawn_in_chunks(monkeypatch, chunk):
+@pytest.mark.parametrize("chunk, limit", [(1 << 5, 1 << 30), (1 << 9, 1 << 30),
+                                          (1 << 26, 1 << 30), (1 << 5, 40), (1 << 9, 300)])
+def test_kronecker_row_blocks_drawn_in_chunks(monkeypatch, chunk, limit):
     """A row block of a Kronecker graph through ArrayBackend's code (what a
     GPU worker of gb.dist runs), its edges drawn KRON_CHUNK at a time (a
     chunk boundary inside the draws, one chunk, more than all): the rows of
     the whole graph, the same bits; and the blocks of every split stack up
-    to the whole graph."""
+    to the whole graph.  A small ``KEYS_LIMIT`` makes the whole graph and
+    the blocks build their CSR in row ranges (a range's keys halved again
+    and again, down to single rows with more keys than the limit)."""
     from graphblast_py.backend.generic import ArrayBackend
     be = gb.backend.get("cpu")
     whole = {s: gb.generators.kronecker(s, seed=7, device="cpu") for s in (0, 3, 9)}
     for name in ("kronecker_csr", "csr_from_edge_keys", "rmat_edges", "random_labels"):
         monkeypatch.setattr(be, name, getattr(ArrayBackend, name).__get__(be))
     monkeypatch.setattr(be, "KRON_CHUNK", chunk, raising=False)
+    monkeypatch.setattr(be, "KEYS_LIMIT", limit, raising=False)
     for s, W in whole.items():
         n = 1 << s
         S = W.to_scipy().tocsr()
+        G = gb.generators.kronecker(s, seed=7, device="cpu")      # the whole, generic code
+        np.testing.assert_array_equal(G.to_scipy().tocsr().indptr, S.indptr)
+        np.testing.assert_array_equal(G.to_scipy().tocsr().indices, S.indices)
         for parts in (1, 2, 3):
             cuts = [n * b // parts for b in range(parts + 1)]
             blocks = [gb.generators.kronecker(s, seed=7, rows=(lo, hi), device="cpu")

@@ -81,20 +81,28 @@ class GeneratorMixin:
 
     #: edges drawn at a time for a row block of a Kronecker graph
     KRON_CHUNK = 1 << 26
+    #: most keys one sort-and-dedupe handles at once: more are split by rows
+    #: (CuPy's boolean indexing and sorts count in 32 bits)
+    KEYS_LIMIT = 1 << 30
 
     def kronecker_csr(self, key_edges, key_labels, scale, nedges, t1, t2, t3, permute,
                       lo=0, hi=None):
         """CSR (indptr, indices) of the Kronecker graph of :meth:`kronecker_keys`
-        (rows [lo, hi) only when given).  A row block draws the edges in
-        chunks of ``KRON_CHUNK`` and keeps each chunk's keys in its rows, so
-        its memory is its own keys plus one chunk's temporaries (a quarter
-        of a Kronecker 28 fits one GPU; the whole graph's keys would not)."""
+        (rows [lo, hi) only when given).  A row block, or a whole graph of
+        more than ``KEYS_LIMIT`` keys, draws the edges in chunks of
+        ``KRON_CHUNK`` and keeps each chunk's keys in its rows, so its memory
+        is its own keys plus one chunk's temporaries (a quarter of a
+        Kronecker 28 fits one GPU; the whole graph's keys would not), and
+        builds its CSR in row ranges of at most ``KEYS_LIMIT`` keys
+        (:meth:`csr_from_key_parts`)."""
         n = 1 << scale
-        if hi is None or (lo == 0 and hi == n):
+        whole = hi is None or (lo == 0 and hi == n)
+        if whole and 2 * nedges <= self.KEYS_LIMIT:
             return self.csr_from_edge_keys(
                 self.kronecker_keys(key_edges, key_labels, scale, nedges, t1, t2, t3, permute),
-                n, lo, hi)
-        xp = self.xp
+                n, 0, n)
+        if whole:
+            lo, hi = 0, n
         perm = self.random_labels(key_labels, scale) if permute else None
         low, high = np.int64(lo) * np.int64(n), np.int64(hi) * np.int64(n)
         parts = []
@@ -107,9 +115,33 @@ class GeneratorMixin:
             ii = jj = None
             parts.append(keys[(keys >= low) & (keys < high)])
             keys = None
-        keys = xp.concatenate(parts) if parts else xp.zeros(0, dtype=np.int64)
-        parts = None
-        return self.csr_from_edge_keys(keys, n, lo, hi)
+        return self.csr_from_key_parts(parts, n, lo, hi)
+
+    def csr_from_key_parts(self, parts, n, lo, hi):
+        """:meth:`csr_from_edge_keys` of the rows [lo, hi) of the keys in the
+        list ``parts`` (each within those rows; the list is emptied): one
+        build when they number at most ``KEYS_LIMIT``, else the rows halved
+        (each part cut in two) and the two CSRs stacked, so that no array
+        sorted or indexed holds more than ``KEYS_LIMIT`` keys (one row with
+        more is built whole)."""
+        xp = self.xp
+        total = sum(int(k.shape[0]) for k in parts)
+        if total <= self.KEYS_LIMIT or hi - lo <= 1:
+            keys = xp.concatenate(parts) if parts else xp.zeros(0, dtype=np.int64)
+            parts.clear()
+            return self.csr_from_edge_keys(keys, n, lo, hi)
+        mid = lo + (hi - lo) // 2
+        cut = np.int64(mid) * np.int64(n)
+        upper = []
+        for i, k in enumerate(parts):
+            upper.append(k[k >= cut])
+            parts[i] = k[k < cut]
+        p1, c1 = self.csr_from_key_parts(parts, n, lo, mid)
+        p2, c2 = self.csr_from_key_parts(upper, n, mid, hi)
+        nnz = int(c1.shape[0]) + int(c2.shape[0])
+        it = dtypes.index_dtype(max(n, nnz))
+        indptr = xp.concatenate([p1.astype(it), p2[1:].astype(it) + it.type(c1.shape[0])])
+        return indptr, xp.concatenate([c1, c2])
 
     def kronecker_keys(self, key_edges, key_labels, scale, nedges, t1, t2, t3, permute):
         """Edge keys (unsorted int64 ``row << scale | col``, both directions,

@@ -468,19 +468,22 @@ class SpmdLayout(Layout):
     def timed(self, kind):
         return _Timed(self._be, kind)
 
-    def _header(self, v, exact=False):
+    def _header(self, v, exact=False, values=False):
         """This rank's block of ``v`` as :func:`B.export` gives it, and its
         header row: dense?, entries sent, count (exact with ``exact``, else
-        what the block knows without counting), full?, content stamp."""
+        what the block knows without counting), full?, content stamp, and
+        whether the values may travel in 32 bits (``values`` given, 64-bit
+        integers that all fit: :func:`_narrow`)."""
         me = self.rank
         blk = v._blocks[me]
         if exact:
             blk.nvals                       # counted now (a dense block: one wait)
         form, a, b_, count = B.export(blk, self.offsets[me], host=False)
         nb = self.block_size(me)
+        narrow = values and _narrow(self._be, a if form == "d" else b_) is not None
         head = np.array([form == "d", a.shape[0] if form == "s" else nb, count,
-                         (b_ is None) if form == "d" else a.shape[0] == nb, blk._ver],
-                        np.int64)
+                         (b_ is None) if form == "d" else a.shape[0] == nb, blk._ver,
+                         narrow], np.int64)
         return (form, a, b_, count), head
 
     def vector_nvals(self, v):
@@ -498,7 +501,7 @@ class SpmdLayout(Layout):
         return int(H[:, 2].sum())
 
     def _exchange(self, v, values):
-        (form, a, b_, count), head = self._header(v)
+        (form, a, b_, count), head = self._header(v, values=values)
         dt = np.dtype(v.dtype)
         known = getattr(self, "_head", None)
         if known is not None and known[0] == v._gen:
@@ -528,8 +531,11 @@ class SpmdLayout(Layout):
     def _assemble(self, v, H, form, a, b_, dt, values):
         """The payload all-gather of :meth:`exchange` and the assembled vector."""
         xp, me = self._be.xp, self.rank
-        isz = dt.itemsize if values else 0
         nb = self.block_size(me)
+        # 64-bit integers that fit 32 bits on every block (connected
+        # components' labels) travel as int32/uint32
+        wdt = _NARROW.get(dt.str, dt) if values and H[:, 5].all() else dt
+        isz = wdt.itemsize if values else 0
         out = _local_vector(dt, v.size, self.block_device)
         p8 = lambda n: -(-n // 8) * 8                     # noqa: E731 - aligned widths
         from ..vector import DENSE_FRACTION
@@ -541,14 +547,15 @@ class SpmdLayout(Layout):
             if k:
                 buf[:k * 8] = xp.ascontiguousarray(a.astype(np.int64, copy=False)).view(np.uint8)
                 if values:
-                    buf[m * 8:m * 8 + k * isz] = xp.ascontiguousarray(b_).view(np.uint8)
+                    buf[m * 8:m * 8 + k * isz] = xp.ascontiguousarray(
+                        b_.astype(wdt, copy=False)).view(np.uint8)
             R = self.comm.allgather(buf)
             PROFILE["bytes"] += buf.nbytes
             cnt = [int(c) for c in H[:, 1]]
             idx = xp.concatenate([R[r, :cnt[r] * 8].view(np.int64) for r in range(len(cnt))])
-            vals = xp.concatenate([R[r, m * 8:m * 8 + cnt[r] * isz].view(dt)
-                                   for r in range(len(cnt))]) if values else \
-                xp.zeros(idx.shape[0], dt)
+            vals = xp.concatenate([R[r, m * 8:m * 8 + cnt[r] * isz].view(wdt)
+                                   for r in range(len(cnt))]).astype(dt, copy=False) \
+                if values else xp.zeros(idx.shape[0], dt)
             out._set_sparse(idx, vals)
             return out
         full = bool(H[:, 3].all())
@@ -569,12 +576,12 @@ class SpmdLayout(Layout):
         vw = p8(mb * isz)
         even = values and full and vw == nb * isz and all(z == nb for z in sizes)
         if even:            # equal blocks, no padding: send the values as they are
-            buf = xp.ascontiguousarray(vals.astype(dt, copy=False)).view(np.uint8)
+            buf = xp.ascontiguousarray(vals.astype(wdt, copy=False)).view(np.uint8)
         else:
             buf = xp.zeros(vw + (0 if full else p8(mb)), np.uint8)
             if nb:
                 if values:
-                    buf[:nb * isz] = xp.ascontiguousarray(vals.astype(dt, copy=False)).view(
+                    buf[:nb * isz] = xp.ascontiguousarray(vals.astype(wdt, copy=False)).view(
                         np.uint8)
                 if not full:
                     buf[vw:vw + nb] = (xp.ones(nb, bool) if pres is None else pres).view(
@@ -582,10 +589,10 @@ class SpmdLayout(Layout):
         R = self.comm.allgather(buf)
         PROFILE["bytes"] += buf.nbytes
         if even:            # the gathered rows are the whole vector already
-            out._set_dense(R.reshape(-1).view(dt), None, bound=bound)
+            out._set_dense(R.reshape(-1).view(wdt).astype(dt, copy=False), None, bound=bound)
             return out
-        vals = xp.concatenate([R[r, :sizes[r] * isz].view(dt) for r in range(len(sizes))]) \
-            if values else self._zeros(v.size, dt)
+        vals = xp.concatenate([R[r, :sizes[r] * isz].view(wdt) for r in range(len(sizes))]) \
+            .astype(dt, copy=False) if values else self._zeros(v.size, dt)
         pres = None if full else xp.concatenate([R[r, vw:vw + sizes[r]].view(bool)
                                                 for r in range(len(sizes))])
         out._set_dense(vals, pres, bound=bound)
@@ -597,6 +604,22 @@ def _op_name(dup_op):
     if isinstance(dup_op, str):
         return dup_op
     return getattr(getattr(dup_op, "op", dup_op), "name", None)
+
+
+#: 64-bit integer types and the 32-bit types their values may travel in
+_NARROW = {np.dtype(np.int64).str: np.dtype(np.int32), np.dtype(np.uint64).str: np.dtype(np.uint32)}
+
+
+def _narrow(be, vals):
+    """The 32-bit type that holds every value of ``vals`` (a 64-bit integer
+    array; one wait on the device), or None (other types, or a value out of
+    range)."""
+    sdt = _NARROW.get(vals.dtype.str)
+    if sdt is None or not vals.shape[0]:
+        return sdt
+    lo, hi = be.minmax(vals)
+    info = np.iinfo(sdt)
+    return sdt if info.min <= lo and hi <= info.max else None
 
 
 def _fits32(be, vals, name):
