@@ -57,6 +57,17 @@ def vector_assign(w, value, indices=None, *, mask=None, accum=None, replace=Fals
             w._update_dense(idx, idx, w._be.cast(vals, w.dtype),
                             min(w.size, w._nv_hi + idx.shape[0]))
             return w
+        if (value._form == "sparse" and w._form == "sparse" and not w._be.dense_vectors
+                and w._nvals_estimate() < DENSE_FRACTION * w.size):
+            # both sparse (SSSP's first rounds): where _assign's key path and
+            # the output rule's arrive, F's entries and w's others, by one
+            # search and one merge of two sorted runs
+            kf, vf = value._sparse()
+            value._own = False
+            kc, vc = w._sparse()
+            w._assign_result(SparseResult(*_overwrite_sorted(w._be, kc, vc, kf,
+                                                             w._be.cast(vf, w.dtype))))
+            return w
     if (indices is None and isinstance(mask, Mask) and mask.structure and not mask.complement
             and replace is False and not hasattr(value, "_be")):
         # a scalar under F.S: w's structure grows by exactly F's -- recorded
@@ -109,6 +120,36 @@ def vector_assign(w, value, indices=None, *, mask=None, accum=None, replace=Fals
             note_growth(w, before, by)
         return w
     return _assign(w, value, (indices,), mask, accum, replace)
+
+
+def _overwrite_sorted(be, kc, vc, kf, vf):
+    """The entries ``(kc, vc)`` overwritten by ``(kf, vf)`` (both with
+    sorted, distinct keys; ``vf`` in ``vc``'s type): ``kf``'s entries and
+    those of ``kc`` not in ``kf``, sorted -- by searches and scatters, no
+    sort (each key's place in the result is known from the other list)."""
+    xp = be.xp
+    nc = kc.shape[0]
+    if nc == 0 or kf.shape[0] == 0:
+        return (kf, vf) if nc == 0 else (kc, vc)
+    pos = xp.searchsorted(kc, kf)
+    at = xp.minimum(pos, nc - 1)
+    found = kc[at] == kf
+    miss = xp.flatnonzero(~found)
+    km = kf[miss]
+    pm = pos[miss] + xp.arange(miss.shape[0], dtype=pos.dtype)   # new keys' places
+    m = nc + miss.shape[0]
+    keys = xp.empty(m, dtype=kc.dtype)
+    vals = xp.empty(m, dtype=vc.dtype)
+    old = xp.ones(m, dtype=bool)
+    old[pm] = False
+    keys[old] = kc
+    vals[old] = vc
+    keys[pm] = km
+    vals[pm] = vf[miss]
+    hit = xp.flatnonzero(found)
+    kh = kc[at[hit]]             # kept keys that kf overwrites: their places
+    vals[at[hit] + xp.searchsorted(km, kh)] = vf[hit]
+    return keys, vals
 
 
 _INT64 = np.dtype(np.int64)

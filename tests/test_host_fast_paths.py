@@ -1,0 +1,328 @@
+"""The host-side short paths of the calls an SSSP round makes
+(``t = f min.+ A``; ``better = t < dist <t.S>``; ``f = t <better.V>``;
+``dist<f.S> = f``), each against the dense reference model of
+tests/reference.py and, where the general path can be forced, against it:
+
+* ewise with the mask ``x.S`` of one of its operands (``_gather_at``: the
+  operand's own values, no search; all keys kept: the mask's index array
+  shared);
+* the output rule testing a mask at the mask vector's own index array
+  (``output._allowed``), an ``apply`` whose mask vector shares the input's
+  keys;
+* ``w<F.S> = F`` with a sparse F into a dense w (``Vector._update_dense``)
+  and into a sparse w (``assign._overwrite_sorted``);
+* ``dtypes.cast_scalar``'s direct cases, the CPU push's sort and its cached
+  iso operand;
+* SSSP and connected components on disconnected graphs, isolated vertices,
+  empty and one-vertex graphs against SciPy.
+"""
+import math
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+import scipy.sparse.csgraph as csgraph
+from hypothesis import given, note, reject, settings
+from hypothesis import strategies as st
+
+import graphblast_py as gb
+from graphblast_py import dtypes
+from graphblast_py.operations import assign as AS
+from graphblast_py.operations import ewise as E
+
+from . import reference as R
+
+OPS = ["lt", "plus", "minus", "div", "min", "max", "first", "second", "eq"]
+DTYPES = ["int8", "int32", "float64", "bool"]
+
+
+def _ref(fn, *args, **kw):
+    try:
+        return fn(*args, **kw)
+    except R.UndefinedCast:
+        reject()
+
+
+@st.composite
+def vectors(draw, n, dtype, form, few=False):
+    """(Ref, Vector) of size n; ``few``: at most n/16 - 1 entries (a sparse
+    mask-sized vector)."""
+    if few:
+        present = np.zeros(n, dtype=bool)
+        present[draw(st.lists(st.integers(0, n - 1), max_size=n // 16 - 1))] = True
+    else:
+        kind = draw(st.sampled_from(["random", "full", "empty"] if form == "sparse"
+                                    else ["random", "full"]))
+        if kind == "full":
+            present = np.ones(n, dtype=bool)
+        elif kind == "empty":
+            present = np.zeros(n, dtype=bool)
+        else:
+            present = np.array(draw(st.lists(st.booleans(), min_size=n, max_size=n)))
+    vals = np.array(draw(st.lists(st.integers(-3, 5), min_size=n, max_size=n)))
+    if dtype == "float64" and draw(st.booleans()):
+        vals = vals.astype(float)
+        vals[draw(st.integers(0, n - 1))] = draw(st.sampled_from([np.nan, np.inf, -np.inf]))
+    if form == "dense" and present.sum() < n // 8:
+        present[: n // 8] = True
+    r = R.Ref(np.where(present, vals, 0).astype(dtype), present)
+    return r, R.to_lib(r, form, "cpu")
+
+
+@settings(max_examples=250, deadline=None)
+@given(data=st.data())
+def test_ewise_with_an_operands_own_mask(data):
+    """mask = a.S or b.S where that operand is sparse and small: the
+    operand's values are read without a search; the result matches the
+    model and the path switched off."""
+    d = data.draw
+    n = d(st.integers(48, 96))
+    ta, tb = d(st.sampled_from(DTYPES)), d(st.sampled_from(DTYPES))
+    a_r, a = d(vectors(n, ta, "sparse", few=True))
+    fb = d(st.sampled_from(["dense", "sparse"]))
+    b_r, b = d(vectors(n, tb, fb))
+    swap = d(st.booleans())             # the mask is the second operand's
+    if swap:
+        a_r, a, b_r, b = b_r, b, a_r, a
+    m_r, m = (b_r, b) if swap else (a_r, a)
+    mask = m.S
+    op = d(st.sampled_from(OPS))
+    which = d(st.sampled_from(["add", "mult", "union"]))
+    accum = d(st.sampled_from([None, "plus", "min"]))
+    replace = d(st.booleans())
+    with_out = d(st.booleans())
+    ld, rd = d(st.sampled_from([-2, 0, 3, math.inf])), d(st.sampled_from([-1, 2, math.inf]))
+    if which == "union" and (math.isinf(ld) and a.dtype.kind != "f"
+                             or math.isinf(rd) and b.dtype.kind != "f"):
+        reject()                        # inf has no integer value (an error either way)
+    note(f"ewise_{which} {op} mask={'b' if swap else 'a'}.S accum={accum} replace={replace}")
+    if which == "add":
+        T = _ref(R.ewise_add, a_r, b_r, op)
+    elif which == "mult":
+        T = _ref(R.ewise_mult, a_r, b_r, op)
+    else:
+        T = _ref(R.ewise_union, a_r, b_r, op, ld, rd)
+    c_r, c = d(vectors(n, "float64", d(st.sampled_from(["dense", "sparse"])))) \
+        if with_out else (None, None)
+    if accum is not None and c_r is None:
+        accum = None
+    want = _ref(R.write, c_r, T, mask=R.mask_array(m_r, True, False), accum=accum,
+                replace=replace)
+    if E._mask_first(a, b, gb.binary[op], mask) is None:
+        reject()                        # (the other operand is sparse and small too)
+
+    def call():
+        kw = dict(mask=mask, replace=replace, accum=None if accum is None else gb.binary[accum])
+        if c is not None:
+            kw["out"] = c.dup()
+        with np.errstate(all="ignore"):
+            if which == "add":
+                return a.ewise_add(b, gb.binary[op], **kw)
+            if which == "mult":
+                return a.ewise_mult(b, gb.binary[op], **kw)
+            return a.ewise_union(b, gb.binary[op], ld, rd, **kw)
+
+    before = [x.to_coo() for x in (a, b)]
+    got = call()
+    be = gb.backend.get("cpu")
+    saved, be.ewise_mask_first = be.ewise_mask_first, False
+    try:
+        plain = call()
+    finally:
+        be.ewise_mask_first = saved
+    assert not R.equal(R.from_lib(got), want), R.equal(R.from_lib(got), want)
+    assert not R.equal(R.from_lib(plain), want)
+    # the operands are unchanged (the result may share the mask's keys)
+    for x, (k, v) in zip((a, b), before):
+        k2, v2 = x.to_coo()
+        assert np.array_equal(k, k2) and np.array_equal(v, v2, equal_nan=v.dtype.kind == "f")
+
+
+def test_ewise_shared_keys_stay_separate():
+    """A result that shares the mask's index array never changes the mask's
+    vector when it is written later (and its values are its own, also for
+    first/second, which return an operand's values)."""
+    n = 160
+    t = gb.Vector.from_coo([3, 9, 40], [1.0, 2.0, 3.0], size=n, device="cpu")
+    dist = gb.Vector.from_dense(np.arange(n, dtype=float), device="cpu")
+    for op in (gb.binary.first, gb.binary.plus, gb.binary.lt):
+        r = t.ewise_union(dist, op, math.inf, math.inf, mask=t.S)
+        assert r._i is t._i                     # the path shares the keys
+        assert r._v is not t._v
+        r[3] = 100                              # an element update of the result
+        r.assign(7, mask=r.S)
+        assert t.to_coo()[0].tolist() == [3, 9, 40]
+        assert t.to_coo()[1].tolist() == [1.0, 2.0, 3.0]
+
+
+@settings(max_examples=250, deadline=None)
+@given(data=st.data())
+def test_apply_with_a_mask_at_the_same_keys(data):
+    """``x.apply(op, mask=m.V)`` where m's index array is x's (m computed
+    from x): the output rule reads the mask at its own entries."""
+    d = data.draw
+    n = d(st.integers(20, 60))
+    tx = d(st.sampled_from(DTYPES))
+    x_r, x = d(vectors(n, tx, "sparse", few=d(st.booleans())))
+    mop = d(st.sampled_from(["identity", "lnot", "abs"]))
+    if mop == "abs" and x.dtype == np.dtype(bool):
+        reject()
+    m = x.apply(gb.unary[mop])
+    assert m._i is x._i
+    m_r = R.from_lib(m)
+    structure, complement = d(st.booleans()), d(st.booleans())
+    mask = m.S if structure else m.V
+    if complement:
+        mask = ~mask
+    accum = d(st.sampled_from([None, "plus"]))
+    replace = d(st.booleans())
+    with_out = d(st.booleans())
+    c_r, c = d(vectors(n, "int32", d(st.sampled_from(["dense", "sparse"])))) \
+        if with_out else (None, None)
+    if accum is not None and c_r is None:
+        accum = None
+    T = _ref(R.apply_unary, x_r, "identity")
+    want = _ref(R.write, c_r, T, mask=R.mask_array(m_r, structure, complement), accum=accum,
+                replace=replace)
+    kw = dict(mask=mask, replace=replace, accum=None if accum is None else gb.binary[accum])
+    if c is not None:
+        kw["out"] = c.dup()
+    got = x.apply(gb.unary.identity, **kw)
+    assert not R.equal(R.from_lib(got), want), R.equal(R.from_lib(got), want)
+
+
+@settings(max_examples=250, deadline=None)
+@given(data=st.data())
+def test_assign_a_vector_under_its_own_structure(data):
+    """``w<F.S> = F``: a sparse F into a dense w, a sparse w (small or
+    empty) and, through the general path, the other forms."""
+    d = data.draw
+    n = d(st.integers(20, 80))
+    tw, tf = d(st.sampled_from(DTYPES)), d(st.sampled_from(DTYPES))
+    fw = d(st.sampled_from(["dense", "sparse"]))
+    w_r, w = d(vectors(n, tw, fw, few=fw == "sparse" and d(st.booleans())))
+    ff = d(st.sampled_from(["dense", "sparse"]))
+    f_r, f = d(vectors(n, tf, ff, few=ff == "sparse" and d(st.booleans())))
+    want = _ref(R.assign, w_r, f_r, (None,), mask=R.mask_array(f_r, True, False))
+    note(f"w {w.form} {w.nvals}, F {f.form} {f.nvals}")
+    got = w.dup()
+    got.assign(f, mask=f.S)
+    assert not R.equal(R.from_lib(got), want), R.equal(R.from_lib(got), want)
+    assert R.from_lib(f).present.tolist() == f_r.present.tolist()   # F unchanged
+    # a second assign into the same w (its own arrays, written in place)
+    f2 = f.apply(gb.unary.identity)
+    want2 = _ref(R.assign, want, R.from_lib(f2), (None,),
+                 mask=R.mask_array(R.from_lib(f2), True, False))
+    got.assign(f2, mask=f2.S)
+    assert not R.equal(R.from_lib(got), want2)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_overwrite_sorted(data):
+    n = data.draw(st.integers(0, 60))
+    kc = np.array(sorted(set(data.draw(st.lists(st.integers(0, n + 5), max_size=n)))),
+                  dtype=np.int64)
+    kf = np.array(sorted(set(data.draw(st.lists(st.integers(0, n + 5), max_size=n)))),
+                  dtype=np.int64)
+    vc = np.arange(kc.shape[0], dtype=np.float64)
+    vf = -1.0 - np.arange(kf.shape[0], dtype=np.float64)
+    keys, vals = AS._overwrite_sorted(gb.backend.get("cpu"), kc, vc, kf, vf)
+    ref = dict(zip(kc.tolist(), vc.tolist()))
+    ref.update(zip(kf.tolist(), vf.tolist()))
+    assert keys.tolist() == sorted(ref)
+    assert vals.tolist() == [ref[k] for k in sorted(ref)]
+
+
+@pytest.mark.parametrize("x", [1.5, -0.0, math.inf, -math.inf, math.nan, True, False, 0, -7,
+                               2**63 - 1, -2**63, 2**63, 2**70, 3.7])
+@pytest.mark.parametrize("dt", ["float64", "float32", "int64", "int8", "uint8", "bool"])
+def test_cast_scalar_direct_cases(x, dt):
+    """The direct cases (float into float64, int into int64, bool into bool)
+    give what the array cast gives, type and value."""
+    dt = dtypes.lookup(dt)
+    if isinstance(x, float) and not math.isfinite(x) and dt.kind != "f":
+        return          # undefined in C; not a direct case anyway
+    try:
+        with np.errstate(all="ignore"):
+            want = np.asarray(x).astype(dt, casting="unsafe")[()]   # the general cast
+    except (OverflowError, TypeError, ValueError) as e:
+        with pytest.raises(type(e)):
+            dtypes.cast_scalar(x, dt)
+        return
+    got = dtypes.cast_scalar(x, dt)
+    assert type(got) is type(want)
+    assert got.dtype == want.dtype
+    assert np.array_equal(np.asarray(got), np.asarray(want), equal_nan=dt.kind == "f")
+    if dt.kind == "f" and got == 0:
+        assert np.signbit(got) == np.signbit(want)
+
+
+@pytest.mark.parametrize("k", [3, 40, 90])
+def test_push_results_sorted_and_equal_to_pull(k):
+    """The CPU push's touched outputs sorted (stable sort below
+    PUSH_STABLE_SORT, the default above) equal pull's result; an iso
+    matrix's cached operand gives the same products as a stored one."""
+    from graphblast_py.backend.cpu import backend as B
+    A = gb.generators.grid2d(k, k).dup(dtypes.FP64)
+    n = A.nrows
+    rng = np.random.default_rng(k)
+    Avals = gb.Matrix.from_coo(*A.to_coo()[:2], rng.integers(1, 4, A.nvals).astype(float),
+                               n, n, device="cpu")
+    for M in (A, Avals):
+        for frac in (0.01, 0.2, 1.0):
+            idx = np.sort(rng.choice(n, max(1, int(frac * n)), replace=False))
+            u = gb.Vector.from_coo(idx, rng.random(idx.shape[0]), size=n, device="cpu")
+            saved = B.PUSH_STABLE_SORT
+            try:
+                for cut in (0, 1 << 30):
+                    B.PUSH_STABLE_SORT = cut
+                    push = u.vxm(M, gb.semiring.min_plus, direction="push")
+                    pull = u.vxm(M, gb.semiring.min_plus, direction="pull")
+                    assert push.isequal(pull)
+                    ki = push.to_coo()[0]
+                    assert (np.diff(ki) > 0).all()
+            finally:
+                B.PUSH_STABLE_SORT = saved
+
+
+def _graphs():
+    """(name, scipy csr) undirected test graphs with unit weights."""
+    out = [("empty", sp.csr_matrix((0, 0))), ("one vertex", sp.csr_matrix((1, 1))),
+           ("isolated", sp.csr_matrix((5, 5)))]
+    g = gb.generators.grid2d(6, 7).to_scipy().tocsr()
+    out.append(("grid", g))
+    two = sp.block_diag([g, gb.generators.grid2d(3, 3).to_scipy(), sp.csr_matrix((4, 4))])
+    out.append(("two grids and isolated", two.tocsr()))
+    rng = np.random.default_rng(3)
+    r = sp.random(60, 60, density=0.03, random_state=rng, format="csr")
+    r = ((r + r.T) > 0).astype(float)
+    r.setdiag(0)
+    r.eliminate_zeros()
+    out.append(("random sparse", r.tocsr()))
+    return out
+
+
+@pytest.mark.parametrize("name,S", _graphs(), ids=[g[0] for g in _graphs()])
+def test_sssp_and_cc_against_scipy(name, S):
+    n = S.shape[0]
+    S = sp.csr_matrix(S, dtype=np.float64)
+    S.data[:] = 1.0
+    A = gb.Matrix.from_scipy(S, device="cpu") if n else gb.Matrix(dtypes.FP64, 0, 0,
+                                                                   device="cpu")
+    if n:
+        for src in {0, n - 1, n // 2}:
+            d = gb.algorithms.sssp(A, src)
+            ref = csgraph.dijkstra(S, directed=True, indices=src)
+            got = d.to_dense(fill=math.inf)
+            assert np.array_equal(got, ref), (name, src)
+    labels = gb.algorithms.connected_components(A).to_dense()
+    if n:
+        _, ref = csgraph.connected_components(S, directed=False)
+        # label = smallest vertex of the component
+        smallest = {}
+        for v, c in enumerate(ref):
+            smallest.setdefault(c, v)
+        assert labels.tolist() == [smallest[c] for c in ref]
+    else:
+        assert labels.shape == (0,)
