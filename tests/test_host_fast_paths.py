@@ -326,3 +326,44 @@ def test_sssp_and_cc_against_scipy(name, S):
         assert labels.tolist() == [smallest[c] for c in ref]
     else:
         assert labels.shape == (0,)
+
+
+@settings(max_examples=250, deadline=None)
+@given(data=st.data())
+def test_minmax_where_paths(data):
+    """``mxv(..., accum=min/max, out=full)`` and ``ewise_add(min/max)`` with
+    one full operand (connected components' calls): the one-pass kernel
+    (signed integers of one type) and NumPy's passes (other types) against
+    the model, serial and parallel lengths."""
+    from graphblast_py.backend.cpu import rowops
+    d = data.draw
+    n = d(st.sampled_from([30, 70]))
+    big = d(st.booleans())
+    saved = rowops.DENSE_PARALLEL
+    rowops.DENSE_PARALLEL = 1 if big else saved    # the parallel kernel on short vectors
+    try:
+        dt = d(st.sampled_from(["int8", "int32", "int64", "float64", "uint8"]))
+        op = d(st.sampled_from(["min", "max"]))
+        full_r, full = d(vectors(n, dt, "dense"))
+        full_r.present[:] = True
+        full = R.to_lib(full_r, "dense", "cpu")
+        o_r, o = d(vectors(n, dt, d(st.sampled_from(["dense", "sparse"]))))
+        first_full = d(st.booleans())
+        x_r, x, y_r, y = (full_r, full, o_r, o) if first_full else (o_r, o, full_r, full)
+        want = _ref(R.ewise_add, x_r, y_r, op)
+        got = x.ewise_add(y, gb.binary[op])
+        assert not R.equal(R.from_lib(got), want), R.equal(R.from_lib(got), want)
+        # out = full; out max= A (min, second) u, u with holes: T with presence
+        A_r = R.Ref(np.zeros((n, n), dtype=dt), np.zeros((n, n), dtype=bool))
+        rows = d(st.lists(st.integers(0, n - 1), max_size=2 * n))
+        cols = d(st.lists(st.integers(0, n - 1), min_size=len(rows), max_size=len(rows)))
+        A_r.present[rows, cols] = True
+        A_r.vals[A_r.present] = 1
+        A = R.to_lib(A_r, "sparse", "cpu")
+        T = _ref(R.mxv, A_r, o_r, op, "second")
+        want = _ref(R.write, full_r, T, accum=op)
+        out = full.dup()
+        A.mxv(o, gb.semiring[f"{op}_second"], accum=gb.binary[op], out=out)
+        assert not R.equal(R.from_lib(out), want), R.equal(R.from_lib(out), want)
+    finally:
+        rowops.DENSE_PARALLEL = saved

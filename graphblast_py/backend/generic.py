@@ -93,6 +93,13 @@ class ArrayBackend(SparseMixin, EwiseMixin, ReduceMixin, MatVecMixin, SpgemmMixi
     def count_nonzero(self, a):
         return int(self.xp.count_nonzero(a))
 
+    def minmax_where(self, op, x, y, p, out_dtype):
+        """``where(p, op(x, y), x)`` in ``out_dtype`` for a commutative
+        ``op`` as one pass where the backend has one (CPU: min/max on
+        signed integers); None here (the caller computes it with the
+        operator and a ``where``)."""
+        return None
+
     def masked_merge(self, m, z, zp, c, cp):
         """``(where(m, z, c), where(m, zp, cp))``: positions the bool mask
         ``m`` allows take ``z`` and its presence ``zp``, the others keep ``c``

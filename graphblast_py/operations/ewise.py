@@ -118,6 +118,16 @@ def ewise_add(a, b, op, *, mask=None, accum=None, replace=False, out=None):
         return finish(out, T, dt, a.shape, be, mask, accum, replace, True, masked=True)
     if _dense_path(a, b):
         (av, ap), (bv, bp) = a._dense(), b._dense()
+        if (ap is None) != (bp is None) and op.name in ("min", "max") and not op.is_user \
+                and av.dtype == bv.dtype:
+            # one full operand: where the other has an entry min/max of
+            # both, else the full one's -- one pass where the backend has
+            # one (connected components' hooking)
+            full, other, p = (av, bv, bp) if ap is None else (bv, av, ap)
+            vals = be.minmax_where(op, full, other, p, dt)
+            if vals is not None:
+                return finish(out, DenseVectorResult(vals, None), dt, a.shape, be, mask, accum,
+                              replace, True)
         both = _dense_op(be, op, av, bv, dt)
         if ap is None and bp is None:
             vals = both

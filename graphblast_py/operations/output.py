@@ -185,15 +185,22 @@ def _write_dense_vector(out, T, mask, accum, replace, masked=False):
     c_hi = out._nvals_bound()
     if accum is not None:
         # accum where both have an entry, the one entry elsewhere
-        acc = _accum_vals(be, accum, cv, tv, out.dtype)
-        if cp is None and tp is None:
-            zv = acc
+        zv = None
+        if cp is None and tp is not None and tv.dtype == cv.dtype:
+            # (one pass where the backend has one: connected components'
+            # mxv with accum=min into a full vector)
+            zv = be.minmax_where(accum, cv, tv, tp, out.dtype)
+        if zv is not None:
+            pass
+        elif cp is None and tp is None:
+            zv = _accum_vals(be, accum, cv, tv, out.dtype)
         elif cp is None:
-            zv = xp.where(tp, acc, cv)
+            zv = xp.where(tp, _accum_vals(be, accum, cv, tv, out.dtype), cv)
         elif tp is None:
-            zv = xp.where(cp, acc, be.cast(tv, out.dtype))
+            zv = xp.where(cp, _accum_vals(be, accum, cv, tv, out.dtype), be.cast(tv, out.dtype))
         else:
-            zv = xp.where(tp, xp.where(cp, acc, be.cast(tv, out.dtype)), cv)
+            zv = xp.where(tp, xp.where(cp, _accum_vals(be, accum, cv, tv, out.dtype),
+                                       be.cast(tv, out.dtype)), cv)
         zp = None if (cp is None or tp is None) else (cp | tp)
         z_hi = min(n, c_hi + t_hi)
     else:

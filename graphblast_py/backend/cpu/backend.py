@@ -683,6 +683,17 @@ class CPUBackend(ArrayBackend):
         r = masked_merge(m, z, zp, c, cp)
         return r if r is not None else super().masked_merge(m, z, zp, c, cp)
 
+    def minmax_where(self, op, x, y, p, out_dtype):
+        """``where(p, op(x, y), x)`` in ``out_dtype`` for the predefined
+        ``min``/``max`` on signed integers of one type (the output rule's
+        accumulation into a full vector, ewise with one full operand:
+        connected components' hooking) in one numba pass (cpu/rowops.py)
+        instead of NumPy's two; None otherwise."""
+        if op.is_user or op.name not in ("min", "max") or x.dtype != out_dtype:
+            return None
+        from .rowops import minmax_where
+        return minmax_where(op.name, x, y, p)
+
     def assign_where(self, vals, pres, m, s):
         """One numba pass (cpu/rowops.py; parallel on long vectors) instead
         of NumPy's masked copy, which branches on every position."""

@@ -578,3 +578,36 @@ def true_positions(flags, complement=False):
     bounds = (np.arange(nb + 1, dtype=np.int64) * n) // nb
     return _positions_parallel(flags, not complement, bounds,
                                np.zeros(nb + 1, dtype=np.int64))
+
+
+@njit(cache=True)
+def _minmax_where_serial(x, y, p, is_max, out):
+    for i in range(x.shape[0]):
+        a = x[i]
+        b = y[i]
+        c = (b > a) if is_max else (b < a)
+        out[i] = b if (p[i] and c) else a
+
+
+@njit(cache=True, parallel=True)
+def _minmax_where_parallel(x, y, p, is_max, out):
+    for i in prange(x.shape[0]):
+        a = x[i]
+        b = y[i]
+        c = (b > a) if is_max else (b < a)
+        out[i] = b if (p[i] and c) else a
+
+
+def minmax_where(name, x, y, p):
+    """``where(p, min(x, y), x)`` (``name`` "min"; "max": max) as a new
+    array, in one pass (parallel on long vectors), for signed integer ``x``
+    and ``y`` of one type and a bool ``p`` of their length; None otherwise
+    (the caller takes NumPy's passes: a min/max of x and y, then a where)."""
+    n = x.shape[0]
+    if (x.dtype != y.dtype or x.dtype.kind != "i" or p.dtype != np.bool_ or x.ndim != 1
+            or y.shape != (n,) or p.shape != (n,)):
+        return None
+    out = np.empty(n, dtype=x.dtype)
+    kernel = _minmax_where_parallel if _dense_parallel(n) else _minmax_where_serial
+    kernel(x, y, p, name == "max", out)
+    return out
