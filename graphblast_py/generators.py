@@ -80,13 +80,27 @@ def _backend(device):
     return backend_for(device)
 
 
-def _iso_matrix(be, csr, n, dtype, nrows=None):
+def _iso_matrix(be, csr, n, dtype, nrows=None, symmetric=False):
     """Iso matrix (value True / 1) from the CSR arrays a backend built
-    (``nrows`` x ``n``, square by default)."""
+    (``nrows`` x ``n``, square by default).  ``symmetric``: the generator
+    stored both directions of every edge, so the matrix equals its
+    transpose: ``Graph(A).is_symmetric``/``is_symmetric_structure`` are
+    known without their whole-matrix check (kept until A changes), which
+    on a Kronecker 26 graph would need more memory than the graph."""
     dt = dtypes.lookup(dtype)
     A = Matrix(dt, n if nrows is None else nrows, n, device=be.name)
     A._assign_result(CSRResult(csr[0], csr[1], None, dt.type(True)))
+    if symmetric and (nrows is None or nrows == n):
+        mark_symmetric(A)
     return A
+
+
+def mark_symmetric(A):
+    """Record on ``A`` (a Matrix, or a DistMatrix, whose row blocks keep it
+    across runs) that it equals its transpose, by construction: the answer
+    of the symmetry checks, dropped when ``A`` changes."""
+    for key in ("symmetric_structure", "symmetric"):
+        A._cached(key, lambda: True)
 
 
 def kronecker(scale, edge_factor=16, *, seed=0, a=0.57, b=0.19, c=0.19, dtype=bool,
@@ -139,7 +153,7 @@ def kronecker(scale, edge_factor=16, *, seed=0, a=0.57, b=0.19, c=0.19, dtype=bo
     t1, t2, t3 = (min(int(t * 2.0**32), 2**32) for t in (pa, pab, pabc))
     csr = be.kronecker_csr(stream_key(seed, 1), stream_key(seed, 2), scale, nedges, t1, t2, t3,
                            permute, lo, hi)
-    return _iso_matrix(be, csr, n, dtype, hi - lo)
+    return _iso_matrix(be, csr, n, dtype, hi - lo, symmetric=True)
 
 
 def _row_range(rows, n, what):
@@ -195,7 +209,7 @@ def grid2d(nrows, ncols, *, diagonals=False, periodic=False, dtype=bool, device=
             link(idx, xp.roll(xp.roll(idx, -1, 0), 1, 1))
     rows = xp.concatenate([p[0] for p in pairs])
     cols = xp.concatenate([p[1] for p in pairs])
-    return _iso_matrix(be, be.simple_graph_csr(rows, cols, n, True), n, dtype)
+    return _iso_matrix(be, be.simple_graph_csr(rows, cols, n, True), n, dtype, symmetric=True)
 
 
 def random_geometric(n, radius, *, dim=2, seed=0, dtype=bool, return_positions=False,
@@ -220,7 +234,8 @@ def random_geometric(n, radius, *, dim=2, seed=0, dtype=bool, return_positions=F
         pairs = np.zeros((0, 2), dtype=np.int64)
     be = _backend(device)
     pairs = be.asarray(pairs.astype(np.int64, copy=False))
-    A = _iso_matrix(be, be.simple_graph_csr(pairs[:, 0], pairs[:, 1], n, True), n, dtype)
+    A = _iso_matrix(be, be.simple_graph_csr(pairs[:, 0], pairs[:, 1], n, True), n, dtype,
+                    symmetric=True)
     return (A, pos) if return_positions else A
 
 
@@ -269,7 +284,8 @@ def erdos_renyi(n, p=None, *, nedges=None, seed=0, directed=False, dtype=bool, d
         cols += cols >= rows                  # skip the diagonal
     else:
         rows, cols = _triangle_pair(keys, xp)
-    return _iso_matrix(be, be.simple_graph_csr(rows, cols, n, not directed), n, dtype)
+    return _iso_matrix(be, be.simple_graph_csr(rows, cols, n, not directed), n, dtype,
+                       symmetric=not directed)
 
 
 def _triangle_pair(k, xp=np):

@@ -90,11 +90,24 @@ def test_algorithms_equal_single_process(client, name):
     assert dist.run(sssp, D(W, client), src).gather().isclose(sssp(W, src), rel_tol=1e-12)
 
 
+def _known_symmetric(K):
+    """Whether this worker knew the symmetry of K before any check ran."""
+    from graphblast_py.dist.objects import kept_values
+    lay = K._layout
+    kept = dict(kept_values(K._rows[lay.rank], K.nrows, K.ncols))
+    return kept.get("symmetric_structure"), gb.Graph(K).is_symmetric_structure
+
+
 def test_generated_blocks_equal_the_graph(client):
     lay = dist.Layout(client, 1)
     K = dist.kronecker(lay, 11, seed=5)
     A = gb.generators.kronecker(11, seed=5, device="cpu")
     assert K.gather().isequal(A)
+    # symmetric by construction: known on every worker and on the client,
+    # no whole-matrix check (which at Kronecker 27 would not fit the GPUs)
+    assert dist.run(_known_symmetric, K) == (True, True)
+    assert gb.Graph(K).is_symmetric_structure
+    assert dist.run(connected_components, K).gather().isequal(connected_components(A))
     assert dist.run(bfs, K, 7).gather().isequal(bfs(A, 7))
     assert dist.run(pagerank, K).gather().isclose(pagerank(A), rel_tol=1e-9)
     one = dist.kronecker(lay, 0)                       # one vertex: the other block is empty

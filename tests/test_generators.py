@@ -479,3 +479,41 @@ def test_kronecker_row_blocks_drawn_in_chunks(monkeypatch, chunk, limit):
                 np.testing.assert_array_equal(got.indptr, want.indptr)
                 np.testing.assert_array_equal(got.indices, want.indices)
             assert sum(B.nvals for B in blocks) == W.nvals
+
+
+SYMMETRIC_BY_CONSTRUCTION = [
+    lambda d: gb.generators.kronecker(7, seed=2, device=d),
+    lambda d: gb.generators.grid2d(5, 7, diagonals=True, periodic=True, device=d),
+    lambda d: gb.generators.erdos_renyi(40, nedges=90, seed=3, device=d),
+    lambda d: gb.generators.random_geometric(50, 0.3, seed=1, device=d),
+]
+
+
+@pytest.mark.parametrize("make", range(len(SYMMETRIC_BY_CONSTRUCTION)))
+def test_symmetric_generators_known_symmetric(make, monkeypatch):
+    """The undirected generators' graphs are symmetric (checked with SciPy),
+    and their symmetry is known without the whole-matrix check (which on a
+    Kronecker 26 graph needs more memory than the graph); a change to the
+    matrix drops what was known, and the check then runs and sees it."""
+    A = SYMMETRIC_BY_CONSTRUCTION[make]("cpu")
+    S = A.to_scipy().tocsr()
+    assert abs(S - S.T).nnz == 0
+    calls = []
+    real = gb.Matrix.ewise_mult
+    monkeypatch.setattr(gb.Matrix, "ewise_mult",
+                        lambda self, *a, **k: calls.append(1) or real(self, *a, **k))
+    G = gb.Graph(A)
+    assert G.is_symmetric_structure and G.is_symmetric and not calls
+    r, c, _ = A.to_coo()
+    i, j = int(np.asarray(r)[0]), int(np.asarray(c)[0])
+    del A[i, j]                                         # in place: (j, i) stays
+    assert not gb.Graph(A).is_symmetric_structure and calls
+    assert not gb.Graph(A).is_symmetric
+    A[i, j] = True                                      # symmetric again, checked again
+    assert gb.Graph(A).is_symmetric_structure and len(calls) >= 2
+
+
+def test_directed_erdos_renyi_not_assumed_symmetric():
+    A = gb.generators.erdos_renyi(30, nedges=200, seed=5, directed=True, device="cpu")
+    S = A.to_scipy().tocsr()
+    assert gb.Graph(A).is_symmetric_structure == (abs(S - S.T).nnz == 0) == False  # noqa: E712

@@ -414,8 +414,7 @@ class DistMatrix(_Dist, Matrix):
         lay = self._layout
         if not getattr(lay, "spmd", False):
             return Matrix._cached(self, key, build)
-        blk = self._rows[lay.rank]
-        store = blk._cached(("dist", self.nrows, self.ncols), dict)
+        store = kept_values(self._rows[lay.rank], self.nrows, self.ncols)
         if key in store:
             return store[key]
         value = Matrix._cached(self, key, build)
@@ -784,3 +783,10 @@ def _gathered(name):
 
 DistMatrix.to_scipy = _gathered("to_scipy")
 DistMatrix.to_dense = _gathered("to_dense")
+
+
+def kept_values(blk, nrows, ncols):
+    """The dict of plain derived values (symmetry) that a worker keeps with
+    its row block ``blk`` of an ``nrows`` x ``ncols`` DistMatrix (see
+    ``DistMatrix._cached``): dropped when the block changes."""
+    return blk._cached(("dist", nrows, ncols), dict)

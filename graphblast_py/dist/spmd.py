@@ -1006,8 +1006,14 @@ def start_local_gpus(n_gpus=None, memory_limit=0, **kwargs):
 
 def _kron_block(scale, edge_factor, seed, a, b, c, permute, lo, hi):
     from ..generators import kronecker
-    return kronecker(scale, edge_factor, seed=seed, a=a, b=b, c=c, permute=permute,
-                     rows=(lo, hi), device=B.BLOCK_DEVICE)
+    from .objects import kept_values
+    blk = kronecker(scale, edge_factor, seed=seed, a=a, b=b, c=c, permute=permute,
+                    rows=(lo, hi), device=B.BLOCK_DEVICE)
+    n = 1 << scale
+    # the graph is symmetric by construction: the symmetry checks' answer,
+    # kept with the block as a run's check would keep it
+    kept_values(blk, n, n).update(symmetric_structure=True, symmetric=True)
+    return blk
 
 
 def kronecker(layout, scale, edge_factor=16, *, seed=0, a=0.57, b=0.19, c=0.19,
@@ -1026,4 +1032,7 @@ def kronecker(layout, scale, edge_factor=16, *, seed=0, a=0.57, b=0.19, c=0.19,
     rows = [lay.submit(i, "kronecker", _kron_block, scale, edge_factor, seed, a, b, c, permute,
                        lay.offsets[i], lay.offsets[i + 1]) for i in range(lay.nblocks)]
     cols = lay.map("kronecker", B.transpose, lambda i: (rows[i],))
-    return DistMatrix(np.bool_, n, n, layout=lay, rows=rows, cols=cols)
+    M = DistMatrix(np.bool_, n, n, layout=lay, rows=rows, cols=cols)
+    from ..generators import mark_symmetric
+    mark_symmetric(M)                   # symmetric by construction (task mode's checks)
+    return M
