@@ -1,6 +1,6 @@
 """Element-wise operations computed at a sparse mask's positions only
-(operations/ewise.py ``_mask_first``; the CPU backend's
-``ewise_mask_first``): against the dense reference model of
+(operations/ewise.py ``_mask_first``; the backends' ``ewise_mask_first``,
+on both devices): against the dense reference model of
 tests/reference.py and against the same call with the path switched off,
 over operand forms (dense with and without holes, sparse, empty), operators
 (comparisons, arithmetic with division by zero, min/max, first/second), mixed
@@ -27,8 +27,11 @@ def _ref(fn, *args, **kw):
         reject()
 
 
+DEVICES = ["cpu", pytest.param("gpu", marks=pytest.mark.gpu)]
+
+
 @st.composite
-def vectors(draw, n, dtype, form):
+def vectors(draw, n, dtype, form, dev="cpu"):
     kinds = ["random", "full"] if form == "dense" else ["random", "full", "empty", "few"]
     kind = draw(st.sampled_from(kinds))
     if kind == "full":
@@ -44,18 +47,19 @@ def vectors(draw, n, dtype, form):
     if form == "dense" and present.sum() < n // 8:
         present[: n // 8] = True        # dense storage needs enough entries to stay dense
     r = R.Ref(np.where(present, vals, 0).astype(dtype), present)
-    return r, R.to_lib(r, form, "cpu")
+    return r, R.to_lib(r, form, dev)
 
 
+@pytest.mark.parametrize("dev", DEVICES)
 @settings(max_examples=300, deadline=None)
 @given(data=st.data())
-def test_ewise_at_mask_positions(data):
+def test_ewise_at_mask_positions(dev, data):
     d = data.draw
     n = d(st.integers(48, 96))
     ta, tb = d(st.sampled_from(DTYPES)), d(st.sampled_from(DTYPES))
     fa, fb = d(st.sampled_from(["dense", "sparse"])), d(st.sampled_from(["dense", "sparse"]))
-    a_r, a = d(vectors(n, ta, fa))
-    b_r, b = d(vectors(n, tb, fb))
+    a_r, a = d(vectors(n, ta, fa, dev))
+    b_r, b = d(vectors(n, tb, fb, dev))
     keys = sorted(set(d(st.lists(st.integers(0, n - 1), min_size=0, max_size=n // 16 - 1))))
     if (a.form != "dense" and b.form != "dense"
             and max(a.nvals, b.nvals) <= 4 * len(keys)):
@@ -63,7 +67,7 @@ def test_ewise_at_mask_positions(data):
     m_r = R.Ref(np.ones(n, dtype="int32") * 0, np.isin(np.arange(n), keys))
     m_r.vals[m_r.present] = 7
     mask_vec = gb.Vector.from_coo(np.asarray(keys, dtype=np.int64), 7, size=n, dtype="int32",
-                                  device="cpu")
+                                  device=dev)
     op = d(st.sampled_from(OPS))
     which = d(st.sampled_from(["add", "mult", "union"]))
     accum = d(st.sampled_from([None, "plus", "min"]))
@@ -79,7 +83,7 @@ def test_ewise_at_mask_positions(data):
     else:
         T = _ref(R.ewise_union, a_r, b_r, op, ld, rd)
     if with_out:
-        c_r, c = d(vectors(n, out_dt, d(st.sampled_from(["dense", "sparse"]))))
+        c_r, c = d(vectors(n, out_dt, d(st.sampled_from(["dense", "sparse"])), dev))
     else:
         c_r, c = None, None
     if accum is not None and c_r is None:
@@ -103,7 +107,7 @@ def test_ewise_at_mask_positions(data):
             return a.ewise_union(b, binop, ld, rd, **kw)
 
     got = call()
-    be = gb.backend.get("cpu")
+    be = gb.backend.get(dev)
     saved, be.ewise_mask_first = be.ewise_mask_first, False
     try:
         plain = call()

@@ -48,12 +48,11 @@ class ArrayBackend(SparseMixin, EwiseMixin, ReduceMixin, MatVecMixin, SpgemmMixi
     dense_vectors = False
     # element-wise operations on vectors under a sparse structural mask are
     # computed at the mask's positions only (operations/ewise.py
-    # ``_mask_first``); on for the CPU backend, off elsewhere until it has run
-    ewise_mask_first = False
+    # ``_mask_first``)
+    ewise_mask_first = True
     # apply of an index-unary operator to a dense vector gives a dense result
-    # over all positions (operations/apply.py); on for the CPU backend, off
-    # elsewhere until it has run there (the entries' sparse path instead)
-    dense_index_apply = False
+    # over all positions (operations/apply.py)
+    dense_index_apply = True
     # traversal speculation (operations/speculate.py): a backend with a
     # whole-traversal kernel (``traverse``) sets ``speculate``; set it False
     # (on the class or the instance, ``gb.backend.get("cpu")``) to take one

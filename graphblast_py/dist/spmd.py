@@ -480,7 +480,8 @@ class SpmdLayout(Layout):
             blk.nvals                       # counted now (a dense block: one wait)
         form, a, b_, count = B.export(blk, self.offsets[me], host=False)
         nb = self.block_size(me)
-        narrow = values and _narrow(self._be, a if form == "d" else b_) is not None
+        narrow = values and (_narrow(self._be, a, b_) if form == "d" else
+                             _narrow(self._be, b_)) is not None
         head = np.array([form == "d", a.shape[0] if form == "s" else nb, count,
                          (b_ is None) if form == "d" else a.shape[0] == nb, blk._ver,
                          narrow], np.int64)
@@ -610,13 +611,16 @@ def _op_name(dup_op):
 _NARROW = {np.dtype(np.int64).str: np.dtype(np.int32), np.dtype(np.uint64).str: np.dtype(np.uint32)}
 
 
-def _narrow(be, vals):
+def _narrow(be, vals, pres=None):
     """The 32-bit type that holds every value of ``vals`` (a 64-bit integer
-    array; one wait on the device), or None (other types, or a value out of
-    range)."""
+    array; at the positions ``pres`` marks when given: the others hold
+    anything; one wait on the device), or None (other types, or a value out
+    of range)."""
     sdt = _NARROW.get(vals.dtype.str)
     if sdt is None or not vals.shape[0]:
         return sdt
+    if pres is not None:
+        vals = be.xp.where(pres, vals, vals.dtype.type(0))
     lo, hi = be.minmax(vals)
     info = np.iinfo(sdt)
     return sdt if info.min <= lo and hi <= info.max else None
