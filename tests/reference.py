@@ -104,6 +104,17 @@ class UndefinedCast(ValueError):
     """A NaN, infinite or out-of-range float cast to an integer type."""
 
 
+def defined_or_reject(fn, *args, **kw):
+    """Run a reference-model function inside a Hypothesis test; an example
+    whose answer needs a cast C leaves undefined (NaN or inf to an
+    integer) is discarded."""
+    from hypothesis import reject
+    try:
+        return fn(*args, **kw)
+    except UndefinedCast:
+        reject()
+
+
 def cast(x, dtype):
     """C-style cast of one value to ``dtype`` (float to int truncates; a float
     with no integer value in range raises :class:`UndefinedCast`)."""

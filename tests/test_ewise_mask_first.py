@@ -20,11 +20,7 @@ OPS = ["lt", "plus", "minus", "div", "min", "max", "first", "second", "times", "
 DTYPES = ["int8", "int32", "float64", "bool"]
 
 
-def _ref(fn, *args, **kw):
-    try:
-        return fn(*args, **kw)
-    except R.UndefinedCast:
-        reject()
+_ref = R.defined_or_reject
 
 
 DEVICES = ["cpu", pytest.param("gpu", marks=pytest.mark.gpu)]
