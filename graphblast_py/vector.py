@@ -340,6 +340,21 @@ class Vector:
         self._set_dense(zv, zp, bound=bound)
         self._own = True
 
+    def _full_values(self):
+        """``(values, own)`` of a vector stored dense with every entry
+        present (``own``: no one else can see the array, so it may be
+        written in place), else None."""
+        if self._form != "dense" or self._pres is not None:
+            return None
+        return self._v, self._own
+
+    def _set_full(self, vals, own):
+        """Store: every position present, with ``vals`` (this vector's type);
+        ``own``: the array is this vector's alone (a later update may write
+        it in place)."""
+        self._set_dense(vals, None)
+        self._own = own
+
     def _writable(self):
         """Dense (values, presence) this vector may write in place: its own
         arrays when no one else can see them (``_own``), else copies (a

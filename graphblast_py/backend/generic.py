@@ -99,6 +99,14 @@ class ArrayBackend(SparseMixin, EwiseMixin, ReduceMixin, MatVecMixin, SpgemmMixi
         operator and a ``where``)."""
         return None
 
+    def pull_accum(self, R, xvals, semiring, accum, swap, old, own):
+        """``accum(old, A (+).(x) x)`` for a full output ``old`` and a full
+        input ``xvals`` as one kernel writing the output directly, where the
+        backend has one (CPU: min/max semirings whose multiply returns x's
+        value, on integers); None here (the ordinary product and the output
+        rule)."""
+        return None
+
     def masked_merge(self, m, z, zp, c, cp):
         """``(where(m, z, c), where(m, zp, cp))``: positions the bool mask
         ``m`` allows take ``z`` and its presence ``zp``, the others keep ``c``

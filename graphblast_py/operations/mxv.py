@@ -153,6 +153,10 @@ def _matvec(what, A, u, semiring, mask, accum, replace, out, direction, pull_inp
                     a_iso=a_iso)
     else:
         R = A._csc_arrays(reads_a) if swap else A._csr(reads_a)
+        if (accum is not None and kmask is None and out is not None and not replace
+                and not reads_a and pull_input is None):
+            if _pull_into(be, R, u, semiring, accum, out, out_dtype, swap):
+                return out
         src = pull_input if pull_input is not None else u
         T = be.pull(R, src._dense(lend=True), semiring, allowed, swap, out_dtype,
                     structure_only=structure_only, early_exit=early_exit, complement=comp,
@@ -164,6 +168,28 @@ def _matvec(what, A, u, semiring, mask, accum, replace, out, direction, pull_inp
     if link is not None:
         speculate.end(out, mask.parent, link)
     return out
+
+
+def _pull_into(be, R, u, semiring, accum, out, out_dtype, swap):
+    """``out = accum(out, A (+).(x) u)`` without a mask, ``u`` and ``out``
+    full: the backend's kernel writes the output directly (``pull_accum``:
+    no product vector, no presence array, no second pass of the output
+    rule; connected components' ``A.mxv(gf, min_second, accum=min,
+    out=mngf)``), into ``out``'s own array when it owns it and ``u`` is not
+    ``out``.  False where the backend has no such kernel for these
+    operators and types (the ordinary path then runs)."""
+    full = out._full_values()
+    if full is None or out.dtype != out_dtype:
+        return False
+    xv, xpres = u._dense(lend=True)
+    if xpres is not None:
+        return False
+    vals, own = full
+    new = be.pull_accum(R, xv, semiring, accum, swap, vals, own and vals is not xv)
+    if new is None:
+        return False
+    out._set_full(new, True)
+    return True
 
 
 def _choose(A, u, mask, semiring, n_in, n_out, early_exit=True, swap=True):

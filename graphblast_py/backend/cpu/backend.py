@@ -694,6 +694,33 @@ class CPUBackend(ArrayBackend):
         from .rowops import minmax_where
         return minmax_where(op.name, x, y, p)
 
+    def pull_accum(self, R, xvals, semiring, accum, swap, old, own):
+        """``accum(old, T)`` where T is the pull product of ``R`` (the
+        output's rows: A's CSR for mxv, its CSC for vxm) and the full
+        vector values ``xvals``, for a full output ``old``: one numba pass
+        (cpu/rowops.py ``pull_accum``) for a ``min``/``max`` semiring whose
+        multiply returns x's value (``second`` in mxv, ``first`` in vxm),
+        accumulated with the same operator, on integers of one type
+        (order-free, exact); into ``old`` itself when ``own`` (the caller's
+        to write) and ``xvals`` shares no memory with it.  None otherwise."""
+        m = semiring.monoid
+        if (semiring.is_user or accum.is_user or m.is_any or m.name not in ("min", "max")
+                or accum.name != m.name or semiring.mult.name != ("first" if swap else "second")
+                or xvals.dtype != old.dtype or old.dtype.kind not in "iu"
+                or not self._pull_accum):
+            return None
+        from .rowops import pull_accum
+        indptr, indices = R[0], R[1]
+        work = old.shape[0] + indices.shape[0]
+        from numba import get_num_threads
+        return pull_accum(indptr, indices, xvals, m.name, old,
+                          bool(own) and not np.may_share_memory(old, xvals),
+                          work * get_num_threads() > 2 * PULL_PARALLEL_WORK)
+
+    #: the fused pull-and-accumulate of :meth:`pull_accum` (False: the
+    #: ordinary product and the output rule, for tests and measurements)
+    _pull_accum = True
+
     def assign_where(self, vals, pres, m, s):
         """One numba pass (cpu/rowops.py; parallel on long vectors) instead
         of NumPy's masked copy, which branches on every position."""

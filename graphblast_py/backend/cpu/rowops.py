@@ -611,3 +611,40 @@ def minmax_where(name, x, y, p):
     kernel = _minmax_where_parallel if _dense_parallel(n) else _minmax_where_serial
     kernel(x, y, p, name == "max", out)
     return out
+
+
+@njit(inline="always", cache=True)
+def _fold_rows(lo, hi, indptr, indices, x, is_max, old, new):
+    for r in range(lo, hi):
+        a = old[r]
+        for p in range(indptr[r], indptr[r + 1]):
+            v = x[indices[p]]
+            if (v > a) if is_max else (v < a):
+                a = v
+        new[r] = a
+
+
+@njit(cache=True)
+def _pull_accum_serial(indptr, indices, x, is_max, old, new):
+    _fold_rows(0, indptr.shape[0] - 1, indptr, indices, x, is_max, old, new)
+
+
+@njit(cache=True, parallel=True)
+def _pull_accum_parallel(indptr, indices, x, is_max, old, new):
+    n = indptr.shape[0] - 1
+    for b in prange((n + 255) // 256):
+        _fold_rows(b * 256, min(n, (b + 1) * 256), indptr, indices, x, is_max, old, new)
+
+
+def pull_accum(indptr, indices, x, name, old, in_place, parallel):
+    """``new(r) = min(old(r), min over the row's columns c of x(c))`` (``name``
+    "min"; "max": max) for every row of the CSR (indptr, indices), ``x`` and
+    ``old`` full integer arrays of one type: a pull SpMV over a min/max
+    semiring whose multiply returns x's value, accumulated with the same
+    operator into a full output, in one pass (a row without entries keeps
+    ``old``).  Written into ``old`` itself with ``in_place`` (the caller owns
+    it and ``x`` is not it), else into a new array, which is returned."""
+    new = old if in_place else np.empty_like(old)
+    kernel = _pull_accum_parallel if parallel else _pull_accum_serial
+    kernel(indptr, indices, x, name == "max", old, new)
+    return new
