@@ -340,6 +340,14 @@ class Vector:
         self._set_dense(zv, zp, bound=bound)
         self._own = True
 
+    def _values_at_own_keys(self, keys):
+        """This vector's values when ``keys`` is its own index array (a
+        sparse vector whose content is stored, not pending), else None:
+        a reader that holds the keys already needs no search."""
+        if self._form != "sparse" or self._pend is not None or self._i is not keys:
+            return None
+        return self._v
+
     def _full_values(self):
         """``(values, own)`` of a vector stored dense with every entry
         present (``own``: no one else can see the array, so it may be

@@ -52,8 +52,7 @@ def vector_assign(w, value, indices=None, *, mask=None, accum=None, replace=Fals
             # branch do (F's positions take F's values, in w's own arrays
             # where it owns them: Vector._update_dense), without their
             # general set-up
-            idx, vals = value._sparse()
-            value._own = False          # (as the general path's value._view())
+            idx, vals = value._view()   # (sparse: the keys and values, handed out)
             w._update_dense(idx, idx, w._be.cast(vals, w.dtype),
                             min(w.size, w._nv_hi + idx.shape[0]))
             return w
@@ -62,8 +61,7 @@ def vector_assign(w, value, indices=None, *, mask=None, accum=None, replace=Fals
             # both sparse (SSSP's first rounds): where _assign's key path and
             # the output rule's arrive, F's entries and w's others, by one
             # search and one merge of two sorted runs
-            kf, vf = value._sparse()
-            value._own = False
+            kf, vf = value._view()
             kc, vc = w._sparse()
             w._assign_result(SparseResult(*_overwrite_sorted(w._be, kc, vc, kf,
                                                              w._be.cast(vf, w.dtype))))

@@ -67,8 +67,10 @@ def _gather_at(x, mask, mk):
     ``x``'s own values, no search), or ``x`` is full."""
     if mask.parent is x:        # a sparse x (see _mask_first): mk is its index array
         return x._sparse()[1], None
-    if x._form == "dense" and x._pres is None:
-        return x._vals[mk], None
+    if x._form == "dense":
+        vals, pres = x._dense(lend=True)
+        if pres is None:
+            return vals[mk], None
     return x._gather(mk)
 
 

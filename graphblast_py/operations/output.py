@@ -99,12 +99,13 @@ def _allowed(be, mask, keys):
     if p._is_vector:
         if p._form == "dense":
             return mask.dense()[keys]
-        if p._pend is None and p._i is keys:
+        own = p._values_at_own_keys(keys)
+        if own is not None:
             # the keys are the mask vector's own index array (SSSP's
             # ``t.apply(identity, mask=better.V)``, better stored at t's
             # keys): the mask at its own entries, no search
             hit = be.xp.ones(keys.shape[0], dtype=bool) if mask.structure \
-                else p._v.astype(bool)
+                else own.astype(bool)
             return ~hit if mask.complement else hit
     hit = be.member(keys, mask.keys())
     return ~hit if mask.complement else hit
