@@ -260,6 +260,32 @@ class SpmdLayout(Layout):
             raise kind(msg)
         return out
 
+    def agree_info(self, step, fn, summary):
+        """As :meth:`agree`, and every rank's ``summary(result)`` (at most
+        three ints) on every rank, in the same single all-gather: ``(result,
+        rows)`` with ``rows[r]`` rank r's summary (an int64 array).  Only a
+        failure costs a second all-gather (the messages)."""
+        err, out, row = None, None, [0]
+        try:
+            out = fn()
+            row = [0, *(int(x) for x in summary(out))]
+        except GraphBLASError as e:
+            err, row = e, [1]
+        head = np.zeros(_NUM_WORDS, np.int64)
+        head[:len(row)] = row
+        with _Timed(self._be, "numbers"):
+            H = self._allgather_host(head)
+        PROFILE["number_calls"] += 1
+        if H[:, 0].any():
+            mine = None if err is None else (type(err), str(err))
+            msgs = self.gather([mine if b == self.rank else _THERE for b in range(self.nblocks)],
+                               step)
+            if err is not None:
+                raise err
+            kind, msg = next(m for m in msgs if m is not None)
+            raise kind(msg)
+        return out, H[:, 1:]
+
     def vector_from_coo(self, indices, values, size, dtype, dup_op):
         """``Vector.from_coo`` on every rank at once.  Two kinds of input:
 
@@ -304,10 +330,10 @@ class SpmdLayout(Layout):
 
     def _from_blocks(self, iv, values, size, dtype, dup_op):
         """:meth:`vector_from_coo` of an index DistVector ``iv`` and a value
-        DistVector or scalar ``values``: every rank checks its blocks' entries
-        (an all-gather of the outcome), then one all-gather of (entries,
-        largest index, whether the values fit 32 bits) per rank sizes and
-        routes the build."""
+        DistVector or scalar ``values``: every rank checks its blocks' entries,
+        and one all-gather of the outcome with (entries, largest index,
+        whether the values fit 32 bits) per rank sizes and routes the
+        build."""
         from ..errors import DimensionMismatch, IndexOutOfBound
         from ..indexing import check_size, coo_arrays
         from ..vector import vector_entries
@@ -329,11 +355,13 @@ class SpmdLayout(Layout):
             hi = []
             (i,), v, dt = coo_arrays(be, (i,), v, dtype, "Vector.from_coo", hi)
             return i, be.cast(v, dt), dt, hi[0]
-        idx, vals, dt, hi = iv._layout.agree("from_coo", local)
-        info = self.gather([(idx.shape[0], -1 if hi is None else hi, _fits32(be, vals, name))
-                            if b == me else _THERE for b in range(self.nblocks)], "from_coo")
-        m = sum(c for c, _, _ in info)
-        top = max(h for _, h, _ in info)
+        # the check's outcome and (entries, largest index, fits 32 bits) of
+        # every rank in one all-gather
+        (idx, vals, dt, hi), info = iv._layout.agree_info(
+            "from_coo", local,
+            lambda r: (r[0].shape[0], -1 if r[3] is None else r[3], _fits32(be, r[1], name)))
+        m = int(info[:, 0].sum())
+        top = int(info[:, 1].max())
         if size is None:
             size = top + 1
         else:
@@ -343,7 +371,7 @@ class SpmdLayout(Layout):
                                       f"outside [0, {size})")
         lay = self.for_size(size)
         if lay._reduces(m, size, dt, name):
-            blk = lay._reduced_block(idx, vals, dt, name, all(f for _, _, f in info))
+            blk = lay._reduced_block(idx, vals, dt, name, bool(info[:, 2].all()))
             return lay._own_vector(dt, size, blk)
         # few entries or another operator: the whole index and value lists,
         # gathered in position order, and the build from replicated arrays
