@@ -47,6 +47,9 @@ LARGE = 1 << 26     # sizes above this check free memory before a dense allocati
 _STAMPS = itertools.count(1)
 
 
+#: empty (index, value) arrays per backend and type, shared by new outputs
+_EMPTY = {}
+
 class Vector:
     """``Vector(dtype, size, device=None)`` -- an empty vector.
 
@@ -84,7 +87,12 @@ class Vector:
         already checked, so none of the constructor's checks run again."""
         v = object.__new__(cls)
         v.dtype, v.size, v._be = dtype, size, be
-        v._set_sparse(be.zeros(0, np.int64), be.zeros(0, dtype))
+        # empty arrays shared by every new output: a vector never writes in
+        # place arrays it does not own, and these have nothing to write
+        e = _EMPTY.get((be, dtype))
+        if e is None:
+            e = _EMPTY[(be, dtype)] = (be.zeros(0, np.int64), be.zeros(0, dtype))
+        v._set_sparse(*e)
         return v
 
     # ------------------------------------------------------------ storage
