@@ -115,6 +115,38 @@ def defined_or_reject(fn, *args, **kw):
         reject()
 
 
+def vectors(n, dtype, form, dev="cpu", kinds=None, few_max=4, nan=False):
+    """A Hypothesis strategy of ``(Ref, Vector)`` of size ``n`` stored in
+    ``form`` ("sparse"/"dense") on ``dev``: the content one of ``kinds``
+    ("random", "full", "empty", "few": at most ``few_max`` entries; default
+    random/full for a dense form, random/full/empty/few for a sparse one),
+    values in [-3, 5] (``nan``: a float64 vector may hold one NaN or
+    infinity); a dense form gets at least n/8 entries (to stay dense)."""
+    from hypothesis import strategies as st
+
+    @st.composite
+    def draw_vector(draw):
+        ks = kinds or (["random", "full"] if form == "dense"
+                       else ["random", "full", "empty", "few"])
+        kind = draw(st.sampled_from(ks))
+        present = np.zeros(n, dtype=bool)
+        if kind == "full":
+            present[:] = True
+        elif kind == "few":
+            present[draw(st.lists(st.integers(0, n - 1), max_size=few_max))] = True
+        elif kind == "random":
+            present = np.array(draw(st.lists(st.booleans(), min_size=n, max_size=n)))
+        vals = np.array(draw(st.lists(st.integers(-3, 5), min_size=n, max_size=n)))
+        if nan and dtype == "float64" and draw(st.booleans()):
+            vals = vals.astype(float)
+            vals[draw(st.integers(0, n - 1))] = draw(st.sampled_from([np.nan, np.inf, -np.inf]))
+        if form == "dense" and present.sum() < n // 8:
+            present[: n // 8] = True
+        r = Ref(np.where(present, vals, 0).astype(dtype), present)
+        return r, to_lib(r, form, dev)
+    return draw_vector()
+
+
 def cast(x, dtype):
     """C-style cast of one value to ``dtype`` (float to int truncates; a float
     with no integer value in range raises :class:`UndefinedCast`)."""

@@ -26,24 +26,7 @@ _ref = R.defined_or_reject
 DEVICES = ["cpu", pytest.param("gpu", marks=pytest.mark.gpu)]
 
 
-@st.composite
-def vectors(draw, n, dtype, form, dev="cpu"):
-    kinds = ["random", "full"] if form == "dense" else ["random", "full", "empty", "few"]
-    kind = draw(st.sampled_from(kinds))
-    if kind == "full":
-        present = np.ones(n, dtype=bool)
-    elif kind == "empty":
-        present = np.zeros(n, dtype=bool)
-    elif kind == "few":
-        present = np.zeros(n, dtype=bool)
-        present[draw(st.lists(st.integers(0, n - 1), max_size=4))] = True
-    else:
-        present = np.array(draw(st.lists(st.booleans(), min_size=n, max_size=n)))
-    vals = np.array(draw(st.lists(st.integers(-3, 5), min_size=n, max_size=n)))
-    if form == "dense" and present.sum() < n // 8:
-        present[: n // 8] = True        # dense storage needs enough entries to stay dense
-    r = R.Ref(np.where(present, vals, 0).astype(dtype), present)
-    return r, R.to_lib(r, form, dev)
+vectors = R.vectors
 
 
 @pytest.mark.parametrize("dev", DEVICES)

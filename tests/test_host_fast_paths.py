@@ -43,30 +43,11 @@ _ref = R.defined_or_reject
 DEVICES = ["cpu", pytest.param("gpu", marks=pytest.mark.gpu)]
 
 
-@st.composite
-def vectors(draw, n, dtype, form, few=False, dev="cpu"):
-    """(Ref, Vector) of size n; ``few``: at most n/16 - 1 entries (a sparse
-    mask-sized vector)."""
-    if few:
-        present = np.zeros(n, dtype=bool)
-        present[draw(st.lists(st.integers(0, n - 1), max_size=n // 16 - 1))] = True
-    else:
-        kind = draw(st.sampled_from(["random", "full", "empty"] if form == "sparse"
-                                    else ["random", "full"]))
-        if kind == "full":
-            present = np.ones(n, dtype=bool)
-        elif kind == "empty":
-            present = np.zeros(n, dtype=bool)
-        else:
-            present = np.array(draw(st.lists(st.booleans(), min_size=n, max_size=n)))
-    vals = np.array(draw(st.lists(st.integers(-3, 5), min_size=n, max_size=n)))
-    if dtype == "float64" and draw(st.booleans()):
-        vals = vals.astype(float)
-        vals[draw(st.integers(0, n - 1))] = draw(st.sampled_from([np.nan, np.inf, -np.inf]))
-    if form == "dense" and present.sum() < n // 8:
-        present[: n // 8] = True
-    r = R.Ref(np.where(present, vals, 0).astype(dtype), present)
-    return r, R.to_lib(r, form, dev)
+def vectors(n, dtype, form, few=False, dev="cpu"):
+    """(Ref, Vector) of size n (``few``: at most n/16 - 1 entries, a sparse
+    mask-sized vector), a float64 one possibly with a NaN or an infinity."""
+    kinds = ["few"] if few else (["random", "full", "empty"] if form == "sparse" else None)
+    return R.vectors(n, dtype, form, dev, kinds=kinds, few_max=n // 16 - 1, nan=True)
 
 
 @pytest.mark.parametrize("dev", DEVICES)
