@@ -372,13 +372,13 @@ def _gather_dense(u, junk):
     ("int64", [-2**31, 2**31 - 1, 0, -5], [2**31, -2**31 - 1]),
     ("uint64", [0, 2**32 - 1, 5], [2**32, 2**63])])
 @pytest.mark.parametrize("presence", [False, True])
-def test_dense_integer_gathers_travel_narrow(client, dt, fits, over, presence):
+@pytest.mark.parametrize("n", [1, 3, 301])
+def test_dense_integer_gathers_travel_narrow(client, dt, fits, over, presence, n):
     """A dense vector of 64-bit integers whose values all fit 32 bits (on
     every worker; the values stored at holes do not count) is gathered as
     int32/uint32 -- about half the bytes -- and comes back exactly; one value
     out of range anywhere sends 64 bits."""
     workers = len(client.scheduler_info()["workers"])
-    n = 301
     rng = np.random.default_rng(3)
     sent = {}
     for case, extremes in (("fits", fits), ("over", over)):
@@ -396,7 +396,7 @@ def test_dense_integer_gathers_travel_narrow(client, dt, fits, over, presence):
         got = got.get() if hasattr(got, "get") else np.asarray(got)
         want = np.asarray(u.to_dense(fill=7))
         assert got.dtype == want.dtype and np.array_equal(got, want), case
-    if workers > 1:
+    if workers > 1 and n > 64:            # (tiny blocks: the 8-byte alignment decides)
         assert sent["fits"] < 0.7 * sent["over"], sent
 
 
