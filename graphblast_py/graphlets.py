@@ -39,7 +39,7 @@ def common_neighbours(P):
     masked dot products."""
     ip, ix, _ = P._csr(False)
     c, t = P._be.edge_triangles(ip, ix, sums=True)
-    C = Matrix.from_csr(ip, ix, c, P.ncols, dtype="int64", device=P.device)
+    C = P._with_values(c, "int64")
     return C, Vector.from_dense(t, dtype="int64", device=P.device)
 
 
@@ -67,6 +67,6 @@ def stack_columns(vectors, dtype, device):
     ``vectors[k]`` (0 where it has no entry); built from one dense block."""
     be = vectors[0]._be
     cols = [be.cast(v.to_dense(fill=0), dtypes.lookup(dtype)) for v in vectors]
-    F = Matrix.from_dense(be.xp.stack(cols, axis=1), dtype=dtype, device=device)
-    F.to_sparse_form()
-    return F
+    # (kept in dense form: the net transform multiplies it from its dense
+    # rows where the backend can, operations/mxm.py)
+    return Matrix.from_dense(be.xp.stack(cols, axis=1), dtype=dtype, device=device)

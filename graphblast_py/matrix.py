@@ -166,6 +166,17 @@ class Matrix:
         self._to_sparse()
         return self._indptr, self._indices, (self._values_full() if need_vals else None)
 
+    def _with_values(self, vals, dtype):
+        """A new Matrix with this one's structure (its CSR arrays, shared:
+        neither ever writes them in place) and ``vals``, one per stored
+        entry in CSR order -- values computed per edge (FGLT's common
+        neighbour counts), without the checks and sort of ``from_csr``."""
+        ip, ix, _ = self._csr(False)
+        dt = dtypes.lookup(dtype)
+        M = Matrix(dt, self.nrows, self.ncols, device=self.device)
+        M._assign_result(CSRResult(ip, ix, self._be.cast(vals, dt), None))
+        return M
+
     def _cached(self, key, build):
         """A value derived from the current contents (symmetry, the sparse
         operator of the Krylov methods, component labels, a cast copy),

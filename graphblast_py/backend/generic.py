@@ -99,6 +99,13 @@ class ArrayBackend(SparseMixin, EwiseMixin, ReduceMixin, MatVecMixin, SpgemmMixi
         operator and a ``where``)."""
         return None
 
+    def dense_sparse_mm(self, avals, apres, B, ncols, semiring, out_dtype):
+        """A dense A (2-D values, presence or None) times a CSR ``B`` (of
+        ``ncols`` columns) as
+        ``(values, presence or None)``, where the backend has a kernel (CPU);
+        None here (the caller converts A to CSR and takes saxpy)."""
+        return None
+
     def pull_accum(self, R, xvals, semiring, accum, swap, old, own):
         """``accum(old, A (+).(x) x)`` for a full output ``old`` and a full
         input ``xvals`` as one kernel writing the output directly, where the

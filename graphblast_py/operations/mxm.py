@@ -9,7 +9,11 @@ Methods (``method="auto"`` picks one; the choice is recorded in ``gb.stats``):
   that is cheaper than expanding all products;
 * ``"saxpy"`` -- expand every product A(i,k) B(k,j) (Gustavson/ESC), drop the
   ones the mask forbids before sorting, reduce; in blocks of A's entries whose
-  products fit a memory budget (``backend/generic_spgemm.py``).
+  products fit a memory budget (``backend/generic_spgemm.py``).  Without a
+  mask, an A stored dense and a sparse B with about as many entries as
+  columns give a dense result computed from A's dense rows where the
+  backend has the kernel (``dense_sparse_mm``, the CPU; recorded as
+  ``mxm: dense``).
 
 ``mxm_reduce`` fuses ``mxm``, an element-wise unary operator and a row
 reduction: ``w(i) = monoid_j op(C(i, j))`` over the entries of
@@ -65,6 +69,17 @@ def mxm(A, B, semiring, *, mask=None, accum=None, replace=False, out=None, metho
     mult = semiring.mult
     if method == "auto":
         method = _choose(A, B, mask, be.saxpy_flop_cost(semiring, out_dtype) or SAXPY_FLOP_COST)
+        if method == "saxpy" and mask is None and A.form == "dense" and B.form == "sparse" \
+                and B.ncols <= 4 * max(B.nvals, 1):
+            # A stored dense (every row holds most columns) times a sparse B
+            # whose columns are about as many as its entries: the result is
+            # dense, computed from A's dense rows without converting A
+            # (FGLT's net transform: n x 16 times 16 x 16), where the
+            # backend has the kernel
+            T = _dense_sparse(A, B, semiring, out_dtype, shape, be)
+            if T is not None:
+                stats.record("mxm", "dense")
+                return finish(out, T, out_dtype, shape, be, mask, accum, replace, False)
     if method == "spmm":
         if B.nvals != B.nrows * B.ncols:
             raise InvalidValue(f"mxm(method='spmm') needs B with every entry present; B has "
@@ -148,6 +163,17 @@ def _mask_csr(mask):
     if mask.structure and not mask.complement and not p._is_vector and p.form == "sparse":
         return p._csr(False)[:2]
     return None
+
+
+def _dense_sparse(A, B, semiring, out_dtype, shape, be):
+    """The product of a dense-form A and a sparse B as a DenseMatrixResult
+    by the backend's ``dense_sparse_mm``, or None where it has none."""
+    be.check_alloc(shape[0] * shape[1] * (np.dtype(out_dtype).itemsize + 1),
+                   f"mxm: a dense {shape[0]} x {shape[1]} result")
+    av, ap = A._dense_arrays()
+    got = be.dense_sparse_mm(av, ap, B._csr(semiring.mult.reads_y), B.ncols, semiring,
+                             out_dtype)
+    return None if got is None else DenseMatrixResult(*got)
 
 
 def _choose(A, B, mask, flop_cost):

@@ -883,6 +883,17 @@ class CPUBackend(ArrayBackend):
         bisect_intervals(d, e2, k, a, b, pivmin, iters, atol, out)
         return out
 
+    def dense_sparse_mm(self, avals, apres, B, ncols, semiring, out_dtype):
+        """A dense A times a CSR B as a dense result (operations/mxm.py:
+        FGLT's net transform, an n x 16 block times a 16 x 16 matrix) in one
+        numba pass (cpu/spgemm.py); None for semirings the kernels do not
+        compute exactly (the caller converts A and takes saxpy)."""
+        out_dtype = np.dtype(out_dtype)
+        if not self._kernel_ok(semiring, out_dtype) or out_dtype.kind == "u":
+            return None
+        from .spgemm import dense_sparse_mm
+        return dense_sparse_mm(self, avals, apres, B, ncols, semiring, out_dtype, PARALLEL_WORK)
+
     def spmm(self, A, X, semiring, out_dtype):
         ai, aj, av = A
         if (semiring.name == "plus_times" and av is not None and out_dtype.kind == "f"

@@ -897,3 +897,73 @@ def edge_triangles(ip, ix, sums, parallel_work):
     (triangle_sums_parallel if parallel else triangle_sums_serial)(bounds, op, oj, marks, tot,
                                                                    acc)
     return out, (acc.sum(axis=0) if nacc > 1 else acc[0])
+
+
+# ---------------------------------------------------------------- dense A times sparse B
+@njit(inline="always")
+def _dense_rows(lo, hi, kdim, av, ap, has_pres, read_a, bi, bj, bv, read_b, addop, multop,
+                reduce, outv, outp):
+    T = outv.dtype.type
+    for i in range(lo, hi):
+        for j in range(kdim):
+            if has_pres and not ap[i, j]:
+                continue
+            a = av[i, j] if read_a else av[0, 0]
+            for q in range(bi[j], bi[j + 1]):
+                k = bj[q]
+                prod = T(_mult(multop, a, bv[q] if read_b else bv[0], i, j, k))
+                if outp[i, k]:
+                    if reduce:
+                        outv[i, k] = T(_add(addop, outv[i, k], prod))
+                else:
+                    outv[i, k] = prod
+                    outp[i, k] = True
+
+
+@njit(cache=True, parallel=True)
+def dense_sparse_parallel(m, kdim, av, ap, has_pres, read_a, bi, bj, bv, read_b, addop, multop,
+                          reduce, outv, outp):
+    """C = A (+).(x) B for an m x kdim dense A (values ``av``, presence
+    ``ap`` when ``has_pres``) and a CSR B: row i of C from the present
+    entries of row i of A, each scattering row j of B, the inner index
+    ascending (the order of the saxpy kernel's sums); blocks of 64 rows per
+    parallel iteration."""
+    for b in prange((m + 63) // 64):
+        _dense_rows(b * 64, min(m, (b + 1) * 64), kdim, av, ap, has_pres, read_a, bi, bj, bv,
+                    read_b, addop, multop, reduce, outv, outp)
+
+
+@njit(cache=True)
+def dense_sparse_serial(m, kdim, av, ap, has_pres, read_a, bi, bj, bv, read_b, addop, multop,
+                        reduce, outv, outp):
+    _dense_rows(0, m, kdim, av, ap, has_pres, read_a, bi, bj, bv, read_b, addop, multop,
+                reduce, outv, outp)
+
+
+def dense_sparse_mm(be, avals, apres, B, ncols, semiring, out_dtype, parallel_work):
+    """``(values, presence or None)`` of the product of a dense m x k A
+    (2-D ``avals``, ``apres`` None when every entry is present) and a k x
+    ``ncols`` CSR ``B = (indptr, indices, vals or None)``, for a
+    kernel-supported semiring (the caller checks ``be._kernel_ok``): the
+    products and sums of the saxpy kernel in the same order, so the same
+    values."""
+    bi, bj, bv = B
+    m, kdim = avals.shape
+    if bi.shape[0] != kdim + 1:
+        raise ValueError("dense_sparse_mm: B's rows do not match A's columns")
+    out_dtype = np.dtype(out_dtype)
+    mult, monoid = semiring.mult, semiring.monoid
+    a, read_a, b, read_b = _operands(be, semiring, out_dtype, avals.reshape(-1), bv)
+    a = a.reshape(avals.shape) if read_a else np.zeros((1, 1), dtype=a.dtype)
+    outv = np.zeros((m, ncols), dtype=out_dtype)
+    outp = np.zeros((m, ncols), dtype=np.bool_)
+    has_pres = apres is not None
+    ap = apres if has_pres else np.zeros((1, 1), dtype=np.bool_)
+    if has_pres and ap.shape != (m, kdim):
+        raise ValueError("dense_sparse_mm: the presence does not match the values")
+    work = m * kdim + m * bj.shape[0]
+    kernel = dense_sparse_parallel if work > parallel_work else dense_sparse_serial
+    kernel(np.int64(m), np.int64(kdim), a, ap, has_pres, read_a,
+           bi.astype(np.int64, copy=False), bj, b, read_b, monoid.opcode, mult.opcode,
+           not monoid.is_any, outv, outp)
+    return outv, (None if bool(outp.all()) else outp)
