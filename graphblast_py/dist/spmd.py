@@ -242,29 +242,16 @@ class SpmdLayout(Layout):
     def agree(self, step, fn):
         """``fn()`` on every rank; if it raised a GraphBLASError on any rank,
         every rank raises (the first rank's message), so that no rank goes
-        on to a collective the others never reach."""
-        err = None
-        try:
-            out = fn()
-        except GraphBLASError as e:
-            err, out = e, None
-        me = self.rank
-        failed = self.gather([err is not None if b == me else _THERE
-                              for b in range(self.nblocks)], step)
-        if any(failed):
-            mine = None if err is None else (type(err), str(err))
-            msgs = self.gather([mine if b == me else _THERE for b in range(self.nblocks)], step)
-            if err is not None:
-                raise err
-            kind, msg = next(m for m in msgs if m is not None)
-            raise kind(msg)
-        return out
+        on to a collective the others never reach (:meth:`agree_info`
+        without a summary: one all-gather)."""
+        return self.agree_info(step, fn, lambda out: ())[0]
 
     def agree_info(self, step, fn, summary):
-        """As :meth:`agree`, and every rank's ``summary(result)`` (at most
-        three ints) on every rank, in the same single all-gather: ``(result,
-        rows)`` with ``rows[r]`` rank r's summary (an int64 array).  Only a
-        failure costs a second all-gather (the messages)."""
+        """``fn()`` on every rank, the outcome agreed as :meth:`agree` says,
+        and every rank's ``summary(result)`` (at most three ints) on every
+        rank, in the same single all-gather: ``(result, rows)`` with
+        ``rows[r]`` rank r's summary (an int64 array).  Only a failure costs
+        a second all-gather (the messages)."""
         err, out, row = None, None, [0]
         try:
             out = fn()
