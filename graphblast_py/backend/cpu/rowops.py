@@ -580,22 +580,24 @@ def true_positions(flags, complement=False):
                                np.zeros(nb + 1, dtype=np.int64))
 
 
+@njit(inline="always", cache=True)
+def _minmax_where_at(i, x, y, p, is_max, out):
+    a = x[i]
+    b = y[i]
+    c = (b > a) if is_max else (b < a)
+    out[i] = b if (p[i] and c) else a
+
+
 @njit(cache=True)
 def _minmax_where_serial(x, y, p, is_max, out):
     for i in range(x.shape[0]):
-        a = x[i]
-        b = y[i]
-        c = (b > a) if is_max else (b < a)
-        out[i] = b if (p[i] and c) else a
+        _minmax_where_at(i, x, y, p, is_max, out)
 
 
 @njit(cache=True, parallel=True)
 def _minmax_where_parallel(x, y, p, is_max, out):
     for i in prange(x.shape[0]):
-        a = x[i]
-        b = y[i]
-        c = (b > a) if is_max else (b < a)
-        out[i] = b if (p[i] and c) else a
+        _minmax_where_at(i, x, y, p, is_max, out)
 
 
 def minmax_where(name, x, y, p):
