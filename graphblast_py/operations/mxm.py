@@ -168,8 +168,6 @@ def _mask_csr(mask):
 def _dense_sparse(A, B, semiring, out_dtype, shape, be):
     """The product of a dense-form A and a sparse B as a DenseMatrixResult
     by the backend's ``dense_sparse_mm``, or None where it has none."""
-    be.check_alloc(shape[0] * shape[1] * (np.dtype(out_dtype).itemsize + 1),
-                   f"mxm: a dense {shape[0]} x {shape[1]} result")
     av, ap = A._dense_arrays()
     got = be.dense_sparse_mm(av, ap, B._csr(semiring.mult.reads_y), B.ncols, semiring,
                              out_dtype)

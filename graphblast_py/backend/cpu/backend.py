@@ -891,6 +891,9 @@ class CPUBackend(ArrayBackend):
         out_dtype = np.dtype(out_dtype)
         if not self._kernel_ok(semiring, out_dtype) or out_dtype.kind == "u":
             return None
+        m = avals.shape[0]
+        self.check_alloc(m * ncols * (out_dtype.itemsize + 1),
+                         f"mxm: a dense {m} x {ncols} result")
         from .spgemm import dense_sparse_mm
         return dense_sparse_mm(self, avals, apres, B, ncols, semiring, out_dtype, PARALLEL_WORK)
 
