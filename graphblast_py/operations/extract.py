@@ -77,7 +77,7 @@ def extract_by_vector(u, iv, *, mask=None, accum=None, replace=False, out=None):
             raise IndexOutOfBound(f"extract: the index Vector has the value {int(I[k])} at "
                                   f"position {where}, outside [0, {u.size})")
     if u.form == "dense":
-        uv, up = u._view()
+        uv, up = u._lend()              # (read here; the result takes new arrays)
         vals = uv[I]
         found = None if up is None else up[I]
     else:
