@@ -50,6 +50,7 @@ _STAMPS = itertools.count(1)
 #: empty (index, value) arrays per backend and type, shared by new outputs
 _EMPTY = {}
 
+
 class Vector:
     """``Vector(dtype, size, device=None)`` -- an empty vector.
 
