@@ -115,6 +115,41 @@ def defined_or_reject(fn, *args, **kw):
         reject()
 
 
+def ewise(which, a, b, op, left_default=None, right_default=None):
+    """The model of ``ewise_add`` / ``ewise_mult`` / ``ewise_union``
+    (``which``: "add", "mult", "union" with the defaults)."""
+    if which == "add":
+        return ewise_add(a, b, op)
+    if which == "mult":
+        return ewise_mult(a, b, op)
+    return ewise_union(a, b, op, left_default, right_default)
+
+
+def ewise_both_ways(dev, which, a, b, op, ld, rd, kw):
+    """``a.ewise_<which>(b, op, **kw())`` ("add", "mult", or "union" with
+    the defaults ``ld``, ``rd``) with the backend's ``ewise_mask_first`` on,
+    then switched off: ``(got, plain)``.  ``kw()`` gives fresh keyword
+    arguments for each call (a new ``out``)."""
+    import graphblast_py as gb
+    binop = gb.binary[op]
+
+    def call():
+        with np.errstate(all="ignore"):
+            if which == "add":
+                return a.ewise_add(b, binop, **kw())
+            if which == "mult":
+                return a.ewise_mult(b, binop, **kw())
+            return a.ewise_union(b, binop, ld, rd, **kw())
+    got = call()
+    be = gb.backend.get(dev)
+    saved, be.ewise_mask_first = be.ewise_mask_first, False
+    try:
+        plain = call()
+    finally:
+        be.ewise_mask_first = saved
+    return got, plain
+
+
 def vectors(n, dtype, form, dev="cpu", kinds=None, few_max=4, nan=False):
     """A Hypothesis strategy of ``(Ref, Vector)`` of size ``n`` stored in
     ``form`` ("sparse"/"dense") on ``dev``: the content one of ``kinds``

@@ -55,12 +55,7 @@ def test_ewise_at_mask_positions(dev, data):
     out_dt = d(st.sampled_from(["int32", "float64"]))
     note(f"ewise_{which} {op} accum={accum} replace={replace} out={with_out}")
     ld, rd = d(st.integers(-2, 4)), d(st.integers(-2, 4))
-    if which == "add":
-        T = _ref(R.ewise_add, a_r, b_r, op)
-    elif which == "mult":
-        T = _ref(R.ewise_mult, a_r, b_r, op)
-    else:
-        T = _ref(R.ewise_union, a_r, b_r, op, ld, rd)
+    T = _ref(R.ewise, which, a_r, b_r, op, ld, rd)
     if with_out:
         c_r, c = d(vectors(n, out_dt, d(st.sampled_from(["dense", "sparse"])), dev))
     else:
@@ -72,26 +67,13 @@ def test_ewise_at_mask_positions(dev, data):
     mask = mask_vec.S
     assert E._mask_first(a, b, gb.binary[op], mask) is not None    # the path is taken
 
-    def call():
-        kw = dict(mask=mask, replace=replace,
-                  accum=None if accum is None else gb.binary[accum])
+    def kw():
+        k = dict(mask=mask, replace=replace, accum=None if accum is None else gb.binary[accum])
         if c is not None:
-            kw["out"] = c.dup()
-        binop = gb.binary[op]
-        with np.errstate(all="ignore"):
-            if which == "add":
-                return a.ewise_add(b, binop, **kw)
-            if which == "mult":
-                return a.ewise_mult(b, binop, **kw)
-            return a.ewise_union(b, binop, ld, rd, **kw)
+            k["out"] = c.dup()
+        return k
 
-    got = call()
-    be = gb.backend.get(dev)
-    saved, be.ewise_mask_first = be.ewise_mask_first, False
-    try:
-        plain = call()
-    finally:
-        be.ewise_mask_first = saved
+    got, plain = R.ewise_both_ways(dev, which, a, b, op, ld, rd, kw)
     got_r, plain_r = R.from_lib(got), R.from_lib(plain)
     assert not R.equal(got_r, want), R.equal(got_r, want)
     assert not R.equal(plain_r, want), R.equal(plain_r, want)
