@@ -170,8 +170,6 @@ class CPUBackend(ArrayBackend):
     push_cost_weight = 2.4
     pull_row_cost = 4.0
     exact_push_edges = True
-    ewise_mask_first = True     # element-wise ops at a sparse mask's positions only
-    dense_index_apply = True    # index-unary apply keeps a dense vector dense
     # traversal speculation: one numba queue BFS (cpu/traverse.py) serves
     # the remaining levels of a BFS-shaped loop (operations/speculate.py)
     speculate = True
