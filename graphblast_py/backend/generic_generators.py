@@ -107,12 +107,8 @@ class GeneratorMixin:
         low, high = np.int64(lo) * np.int64(n), np.int64(hi) * np.int64(n)
         parts = []
         for e0 in range(0, nedges, self.KRON_CHUNK):
-            ii, jj = self.rmat_edges(key_edges, scale, nedges, t1, t2, t3, e0,
-                                     min(self.KRON_CHUNK, nedges - e0))
-            if perm is not None:
-                ii, jj = perm[ii], perm[jj]
-            keys = self.edge_keys(ii, jj, n, True)
-            ii = jj = None
+            keys = self.kronecker_keys(key_edges, key_labels, scale, nedges, t1, t2, t3,
+                                       permute, e0, min(self.KRON_CHUNK, nedges - e0), perm)
             parts.append(keys[(keys >= low) & (keys < high)])
             keys = None
         return self.csr_from_key_parts(parts, n, lo, hi)
@@ -143,13 +139,17 @@ class GeneratorMixin:
         indptr = xp.concatenate([p1.astype(it), p2[1:].astype(it) + it.type(c1.shape[0])])
         return indptr, xp.concatenate([c1, c2])
 
-    def kronecker_keys(self, key_edges, key_labels, scale, nedges, t1, t2, t3, permute):
+    def kronecker_keys(self, key_edges, key_labels, scale, nedges, t1, t2, t3, permute,
+                       start=0, count=None, perm=None):
         """Edge keys (unsorted int64 ``row << scale | col``, both directions,
         self-loops dropped or set to ``n*n``) of a Kronecker graph: the R-MAT
-        endpoints of :meth:`rmat_edges`, relabelled by :meth:`random_labels`."""
-        ii, jj = self.rmat_edges(key_edges, scale, nedges, t1, t2, t3)
+        endpoints of :meth:`rmat_edges` (edges ``[start, start + count)``
+        when ``count`` is given), relabelled by :meth:`random_labels` (``perm``: those
+        labels, when the caller made them already)."""
+        ii, jj = self.rmat_edges(key_edges, scale, nedges, t1, t2, t3) if count is None else \
+            self.rmat_edges(key_edges, scale, nedges, t1, t2, t3, start, count)
         if permute:
-            perm = self.random_labels(key_labels, scale)
+            perm = self.random_labels(key_labels, scale) if perm is None else perm
             ii, jj = perm[ii], perm[jj]
         return self.edge_keys(ii, jj, 1 << scale, True)
 
