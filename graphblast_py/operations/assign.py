@@ -83,7 +83,7 @@ def vector_assign(w, value, indices=None, *, mask=None, accum=None, replace=Fals
             order, a, b = lk
             w._defer_fills(order, a, b, _cast_scalar(value, w.dtype), w._nv_hi + (b - a))
         elif plain and F._form == "sparse" and (
-                w._form == "dense" or (F._spec is not None and F._spec.trav is not None)
+                w._form == "dense" or F._spec is not None
                 or w._nv_hi + F._nvals_bound() >= DENSE_FRACTION * w.size
                 or w._be.dense_vectors):
             # a BFS level update (a dense w, a sparse frontier F): what

@@ -719,6 +719,14 @@ class CPUBackend(ArrayBackend):
     #: ordinary product and the output rule, for tests and measurements)
     _pull_accum = True
 
+    def fill_at(self, vals, pres, keys, s, starts=None):
+        """With ``starts`` (a traversal's deferred level fills, one scalar per
+        level): one numba pass over the keys (cpu/rowops.py) instead of
+        NumPy's repeat of the scalars and fancy-indexed stores."""
+        from .rowops import fill_segments
+        if starts is None or not fill_segments(vals, pres, keys, s, starts):
+            super().fill_at(vals, pres, keys, s, starts)
+
     def assign_where(self, vals, pres, m, s):
         """One numba pass (cpu/rowops.py; parallel on long vectors) instead
         of NumPy's masked copy, which branches on every position."""

@@ -519,6 +519,32 @@ def assign_where(vals, pres, m, s):
 
 
 @njit(cache=True)
+def _fill_segments(v, p, keys, svals, starts):
+    for j in range(starts.shape[0] - 1):
+        s = svals[j]
+        for t in range(starts[j], starts[j + 1]):
+            k = keys[t]
+            v[k] = s
+            p[k] = True
+
+
+def fill_segments(vals, pres, keys, s, starts):
+    """``vals[keys[starts[j]:starts[j + 1]]] = s[j]`` and ``pres[keys] =
+    True`` in place, in one pass over the keys (a traversal's deferred level
+    fills: one scalar per level, no repeated scalar array); False where it
+    does not apply (the caller takes NumPy's path): values that are not
+    numbers of 1, 2, 4 or 8 bytes, or arrays of other shapes or types."""
+    u = _UINT.get(vals.dtype.itemsize)
+    if (u is None or vals.dtype.kind not in "biuf" or pres is None or pres.dtype != np.bool_
+            or vals.ndim != 1 or pres.shape != vals.shape or keys.ndim != 1
+            or keys.dtype.kind not in "iu"):
+        return False
+    bits = np.asarray(s, dtype=vals.dtype).view(u)
+    _fill_segments(vals.view(u), pres, keys, bits, np.asarray(starts, dtype=np.int64))
+    return True
+
+
+@njit(cache=True)
 def _compact_clear(flags, vals, idx, out):
     k = 0
     for i in range(flags.shape[0]):

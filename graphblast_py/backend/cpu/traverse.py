@@ -14,13 +14,35 @@ from numba import njit
 
 
 @njit(cache=True, nogil=True)
+def _sort_level(a, lo, hi):   # pragma: no cover
+    """Sort ``a[lo:hi]`` in place.  A level found by scanning the sorted
+    level before it is often sorted already or nearly so (a grid's level is
+    found in order), so an insertion sort first, which gives up on a level
+    far from sorted (more shifts than a few per element) and sorts what it
+    has with the library's sort."""
+    budget = 4 * (hi - lo) + 16
+    for k in range(lo + 1, hi):
+        x = a[k]
+        m = k - 1
+        while m >= lo and a[m] > x:
+            a[m + 1] = a[m]
+            m -= 1
+        a[m + 1] = x
+        budget -= k - 1 - m
+        if budget < 0:
+            a[lo:hi].sort()
+            return
+
+
+@njit(cache=True, nogil=True)
 def _traverse(indptr, indices, start, visited, capacity, max_levels,
               want_par):   # pragma: no cover
     n = visited.shape[0]
     vis = visited.copy()
     par = np.empty(n if want_par else 0, np.int64)
     order = np.empty(n, np.int64)
-    offsets = np.zeros(max_levels + 1, np.int64)
+    # (at most n levels: a level has at least one new vertex)
+    offsets = np.zeros(min(max_levels, n) + 1, np.int64)
     tail = 0
     nlev = 0
     complete = False
@@ -42,7 +64,7 @@ def _traverse(indptr, indices, start, visited, capacity, max_levels,
         if size == 0:
             complete = True
             break
-        order[offsets[nlev]:tail].sort()
+        _sort_level(order, offsets[nlev], tail)
         nlev += 1
         offsets[nlev] = tail
         if size > capacity or nlev >= max_levels:
