@@ -53,6 +53,17 @@ def main():
         rows[f"masked vxm any_pair, {d}"] = per_call(step)
     rows["assign scalar with mask (BFS level update)"] = per_call(
         lambda: out.assign(1, mask=frontier.S))
+    # building a one-entry vector from host data (a BFS or SSSP source), and
+    # on the GPU the two ways a host value can reach the device: a copy of a
+    # one-element host array, and a fill launch with the value as argument
+    big = 1 << 18
+    rows["Vector.from_coo, one entry (a source)"] = per_call(
+        lambda: gb.Vector.from_coo([5], 0, size=big, dtype="int64", device=dev), n=500)
+    if dev == "gpu":
+        import cupy
+        one = np.array([5], dtype=np.int64)
+        rows["  cupy.asarray(one-element host array)"] = per_call(lambda: cupy.asarray(one))
+        rows["  cupy.full(1, value)"] = per_call(lambda: cupy.full(1, 5, dtype=np.int64))
     print(f"device: {dev}")
     for k, v in rows.items():
         print(f"  {k:45s} {v:8.1f} us/call")
@@ -62,6 +73,8 @@ def main():
         steps = {d: (lambda d=d: frontier.vxm(A, sr, mask=~visited.S, replace=True, out=out,
                                                 direction=d)) for d in ("push", "pull")}
         steps["assign"] = lambda: out.assign(1, mask=frontier.S)
+        steps["from_coo"] = lambda: gb.Vector.from_coo([5], 0, size=1 << 18, dtype="int64",
+                                                       device=dev)
         for name, fn in steps.items():
             pr = cProfile.Profile()
             pr.enable()

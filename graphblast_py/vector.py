@@ -51,6 +51,17 @@ _STAMPS = itertools.count(1)
 _EMPTY = {}
 
 
+def _empties(be, dtype):
+    """Empty (keys, values) arrays shared by every new empty vector of this
+    backend and type (a GPU allocation costs microseconds of host time): a
+    vector never writes in place arrays it does not own, and these have
+    nothing to write."""
+    e = _EMPTY.get((be, dtype))
+    if e is None:
+        e = _EMPTY[(be, dtype)] = (be.zeros(0, np.int64), be.zeros(0, dtype))
+    return e
+
+
 class Vector:
     """``Vector(dtype, size, device=None)`` -- an empty vector.
 
@@ -77,7 +88,7 @@ class Vector:
             self._set_dense(self._be.zeros(self.size, self.dtype),
                             self._be.zeros(self.size, bool), 0)
         elif form == "sparse":
-            self._set_sparse(self._be.zeros(0, np.int64), self._be.zeros(0, self.dtype))
+            self._set_sparse(*_empties(self._be, self.dtype))
         else:
             raise InvalidValue(f"form must be 'sparse' or 'dense', got {form!r}")
 
@@ -88,12 +99,7 @@ class Vector:
         already checked, so none of the constructor's checks run again."""
         v = object.__new__(cls)
         v.dtype, v.size, v._be = dtype, size, be
-        # empty arrays shared by every new output: a vector never writes in
-        # place arrays it does not own, and these have nothing to write
-        e = _EMPTY.get((be, dtype))
-        if e is None:
-            e = _EMPTY[(be, dtype)] = (be.zeros(0, np.int64), be.zeros(0, dtype))
-        v._set_sparse(*e)
+        v._set_sparse(*_empties(be, dtype))
         return v
 
     # ------------------------------------------------------------ storage
@@ -583,12 +589,16 @@ class Vector:
         if be is self._be:
             return self
         v = Vector(self.dtype, self.size, device=be.name)
+        host = self._be.to_host
         if self._form == "sparse":
-            v._set_sparse(be.asarray(self._be.to_host(self._idx)),
-                          be.asarray(self._be.to_host(self._vals)))
+            # (both arrays in one transfer where the backend can: a one-entry
+            # source vector moved to a GPU is one copy, not two)
+            v._set_sparse(*be.asarrays((host(self._idx), host(self._vals))))
+        elif self._pres is None:
+            v._set_dense(be.asarray(host(self._vals)), None, self._nvals, self._nv_hi)
         else:
-            pres = None if self._pres is None else be.asarray(self._be.to_host(self._pres))
-            v._set_dense(be.asarray(self._be.to_host(self._vals)), pres, self._nvals, self._nv_hi)
+            vals, pres = be.asarrays((host(self._vals), host(self._pres)))
+            v._set_dense(vals, pres, self._nvals, self._nv_hi)
         return v
 
     def dup(self, dtype=None):
@@ -604,7 +614,7 @@ class Vector:
 
     def clear(self):
         """Remove every entry."""
-        self._set_sparse(self._be.zeros(0, np.int64), self._be.zeros(0, self.dtype))
+        self._set_sparse(*_empties(self._be, self.dtype))
 
     def resize(self, size):
         size = check_size(size, "Vector size")

@@ -366,6 +366,45 @@ def test_to_device_copy(device):
     assert v.to("cpu").device == "cpu" and host(v.to("cpu").to_dense()).tolist() == [1, 0, 2]
 
 
+@pytest.mark.parametrize("dtype", ["bool", "int8", "uint16", "int32", "int64", "float32",
+                                   "float64"])
+@pytest.mark.parametrize("nnz", [0, 1, 3, 40, 5000])
+def test_to_device_and_back_every_entry(device, dtype, nnz):
+    """Host vectors moved to ``device`` (sparse and dense forms; small ones
+    in one packed transfer on a GPU, ``ArrayBackend.asarrays``) and back:
+    every entry equal to the NumPy source, the arrays of the moved vector
+    not the host's, and a later in-place update of one leaves the other
+    unchanged."""
+    rng = np.random.default_rng(nnz)
+    size = 7000
+    idx = np.sort(rng.choice(size, nnz, replace=False))
+    vals = (rng.integers(0, 2, nnz) if dtype == "bool" else rng.integers(-100, 100, nnz)
+            if dtype[0] in "iu" and dtype != "uint16" else rng.integers(0, 500, nnz)
+            if dtype == "uint16" else rng.standard_normal(nnz)).astype(dtype)
+    v = gb.Vector.from_coo(idx, vals, size=size, dtype=dtype, device="cpu")
+    for form in ("sparse", "dense"):
+        src = v.dup()
+        if form == "dense":
+            src = gb.Vector(dtype, size, device="cpu", form="dense")
+            src.assign(v, mask=v.S)
+        assert src.form == form
+        w = src.to(device)
+        assert w.device == device and w.nvals == nnz
+        gi, gv = (host(a) for a in w.to_coo())
+        np.testing.assert_array_equal(gi, idx)
+        np.testing.assert_array_equal(gv, vals)
+        back = w.to("cpu")
+        bi, bv = back.to_coo()
+        np.testing.assert_array_equal(bi, idx)
+        np.testing.assert_array_equal(bv, vals)
+        if device != "cpu":
+            w.assign(1, mask=w.S, accum=gb.binary.plus)      # stores into the moved vector
+            w[3] = 1
+            si, sv = src.to_coo()                            # leave the source unchanged
+            np.testing.assert_array_equal(si, idx)
+            np.testing.assert_array_equal(sv, vals)
+
+
 # ---------------------------------------------------------------- dtypes
 def test_dtype_names():
     names = {"BOOL": bool, "INT8": np.int8, "INT32": np.int32, "int64": np.int64,

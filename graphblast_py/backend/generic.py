@@ -70,6 +70,12 @@ class ArrayBackend(SparseMixin, EwiseMixin, ReduceMixin, MatVecMixin, SpgemmMixi
     def to_host(self, a):
         return np.asarray(a)
 
+    def asarrays(self, arrays):
+        """``[asarray(a) for a in arrays]`` for host (NumPy) arrays; a device
+        backend may move them in one transfer (their data never shared with
+        the caller's arrays when it does)."""
+        return [self.asarray(a) for a in arrays]
+
     def empty(self, n, dtype):
         return self.xp.empty(n, dtype=dtype)
 
