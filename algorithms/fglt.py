@@ -86,7 +86,7 @@ def _fglt(A, orbits, net, bar):
     one.assign(1)
     d = P.mxv(one, ps, accum=binary.plus, out=one.apply(binary.times, right=0))
     d1, d2 = d.apply(binary.minus, right=1), d.apply(binary.minus, right=2)
-    C, s13 = common_neighbours(P)                 # C = A ∘ A², σ13
+    C, s13 = common_neighbours(P, sums=orbits == 16)   # C = A ∘ A², σ13 (16 orbits)
     bar.update()
     s = [one, d, add(P.mxv(d, pt), d, -1), half(mul(d, d1)), half(C.reduce_rowwise(monoid.plus))]
     bar.update()

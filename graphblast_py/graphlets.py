@@ -29,15 +29,18 @@ def simple_pattern(A, what):
     return A.dup("int64").apply(unary.one)
 
 
-def common_neighbours(P):
+def common_neighbours(P, sums=True):
     """``(C, t)`` for the 0/1 pattern P (symmetric, zero diagonal):
     C = P ∘ P², on every edge (i, j) the number of common neighbours of i and
     j, as an int64 Matrix with P's structure (zeros stored); t, a full int64
     Vector: t(i) = Σ over the triangles {i, j, k} of (C(j, k) − 1), which is
     ((P ∘ (P (C − P))) e)(i) / 2.  The CPU backend lists each triangle once,
     from its lowest vertex of the degree orientation; the generic path uses
-    masked dot products."""
+    masked dot products.  ``sums=False``: ``(C, None)``, without the second
+    pass over the triangles that t takes (FGLT with 5 orbits needs no σ13)."""
     ip, ix, _ = P._csr(False)
+    if not sums:
+        return P._with_values(P._be.edge_triangles(ip, ix, sums=False), "int64"), None
     c, t = P._be.edge_triangles(ip, ix, sums=True)
     C = P._with_values(c, "int64")
     return C, Vector.from_dense(t, dtype="int64", device=P.device)

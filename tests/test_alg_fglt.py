@@ -207,6 +207,32 @@ def test_four_cliques_dense_graph(device):
 
 
 @pytest.mark.parametrize("name,S", family_graphs()[:4], ids=lambda x: x if isinstance(x, str) else "")
+def test_common_neighbours_without_sums(device, name, S, monkeypatch):
+    """``common_neighbours(P, sums=False)`` (what FGLT with 5 orbits asks
+    for): the same C as with the sums, against SciPy, no sums, and the
+    backend's kernel asked for no sums pass."""
+    from graphblast_py.graphlets import common_neighbours, simple_pattern
+    P = simple_pattern(to_gb(S, device), "test")
+    asked = []
+    be_type = type(P._be)
+    real = be_type.edge_triangles
+    monkeypatch.setattr(be_type, "edge_triangles",
+                        lambda self, ip, ix, sums=False: asked.append(sums) or
+                        real(self, ip, ix, sums=sums))
+    C, t = common_neighbours(P, sums=False)
+    assert t is None and asked == [False]
+    C2, _ = common_neighbours(P)
+    assert asked == [False, True] and C.isequal(C2)
+    D = sp.csr_matrix(S, dtype=np.int64)
+    D.data[:] = 1
+    want = (D @ D).multiply(D).toarray()
+    i, j, v = (host(x) for x in C.to_coo())
+    got = np.zeros(S.shape, dtype=np.int64)
+    got[i, j] = v
+    assert np.array_equal(got, want) and C.nvals == D.nnz     # zeros stored on every edge
+
+
+@pytest.mark.parametrize("name,S", family_graphs()[:4], ids=lambda x: x if isinstance(x, str) else "")
 def test_edge_triangles_kernel_vs_generic(device, name, S):
     """The backend's triangle-listing kernel against the generic masked-dot
     path and SciPy: C = A ∘ A² and the per-vertex sums."""
