@@ -52,12 +52,40 @@ def make(name, shrink, device):
     return gb.generators.kronecker(scale, edge_factor=3, seed=1, device=device)
 
 
+def profile(A, dev):
+    """One ``fglt(A, orbits=5)`` with a sync around every Matrix/Vector call
+    and every graphlets step the algorithm file calls (op_profile.Profile)."""
+    import importlib
+    from op_profile import Profile
+    fm = importlib.import_module("graphblast_py.algorithms.fglt")
+    prof = Profile(lambda: gb.device.synchronize(dev))
+    step = type("graphlets", (), {})
+    saved = {k: getattr(fm, k) for k in ("simple_pattern", "common_neighbours", "stack_columns")}
+    prof.install()
+    for k, f in saved.items():
+        setattr(fm, k, prof._wrap(step, k, f))
+    try:
+        t = time.perf_counter()
+        fglt(A, orbits=5)
+        total = time.perf_counter() - t
+    finally:
+        prof.remove()
+        for k, f in saved.items():
+            setattr(fm, k, f)
+    print(f"    with a sync per call: {total * 1e3:.2f} ms")
+    for op, sec in sorted(prof.time.items(), key=lambda kv: -kv[1])[:10]:
+        print(f"    {op:<30} {sec * 1e3:8.2f} ms {prof.calls[op]:4d} calls")
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--device", default=None)
     p.add_argument("--repeat", type=int, default=5)
     p.add_argument("--shrink", type=int, default=1,
                    help="divide the vertex counts by this (a quick run)")
+    p.add_argument("--profile", action="store_true",
+                   help="also one run per graph with a device sync around every framework "
+                        "call and graphlets step (benchmarks/op_profile.py): where the time goes")
     args = p.parse_args()
     dev = args.device or gb.get_device()
     print(f"# device: {gb.backend.get(dev).device_name()}")
@@ -81,6 +109,8 @@ def main():
             "geometric 2-D" if name == "delaunay_n22" else "Kronecker EF 3"
         print(f"{name:>14} {how:>26} {A.nrows:>9} {A.nvals:>10} {ms:>11.2f} "
               f"{seed_ms:>8.0f} {seed_ms / ms:>8.1f}x   (generated in {gen:.1f} s)", flush=True)
+        if args.profile:
+            profile(A, dev)
         del A
 
 
