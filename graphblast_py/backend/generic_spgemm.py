@@ -315,7 +315,7 @@ class SpgemmMixin:
         masked dot products.  ``sums=True`` also returns, per vertex i, the sum
         over the triangles {i, j, k} of C(j, k) - 1, i.e.
         (sum_j (A (C - 1))(i, j) over the mask A) / 2."""
-        from ..operators import monoid, semiring
+        from ..operators import semiring
         xp = self.xp
         n = indptr.shape[0] - 1
         i64 = np.dtype(np.int64)
@@ -327,13 +327,26 @@ class SpgemmMixin:
             out[xp.searchsorted(keys, k)] = v
         if not sums:
             return out
-        s = xp.zeros(n, dtype=np.int64)
+        return out, self.triangle_sums(indptr, indices, out, keys)
+
+    def triangle_sums(self, indptr, indices, c, keys=None):
+        """Per vertex i, the sum over the triangles {i, j, k} of C(j, k) - 1,
+        from ``c`` = C = A ∘ A² in CSR order (see :meth:`edge_triangles`):
+        (sum_j (A (C - 1))(i, j) over the mask A) / 2, by masked dot products.
+        ``keys``: the pattern's keys when the caller has them."""
+        from ..operators import monoid, semiring
+        n = indptr.shape[0] - 1
+        i64 = np.dtype(np.int64)
+        if keys is None:
+            keys = self.csr_to_keys(indptr, indices, n)
+        s = self.xp.zeros(n, dtype=np.int64)
         if keys.shape[0]:                      # C is symmetric: its CSR is its CSC
-            rows, vals = self.spgemm_reduce_dot(A, (indptr, indices, out - 1),
+            A = (indptr, indices, None)
+            rows, vals = self.spgemm_reduce_dot(A, (indptr, indices, c - 1),
                                                 semiring.plus_second, keys, i64, (n, n), n,
                                                 None, i64, monoid.plus, i64)
             s[rows] = vals // 2
-        return out, s
+        return s
 
     def unary_values(self, op, v, op_dtype):
         return v if op is None else self.unary(op, v, op_dtype)

@@ -1034,6 +1034,18 @@ class GPUBackend(ArrayBackend):
             return super().spgemm_reduce(A, B, semiring, mask, out_dtype, shape, op, op_dtype,
                                          monoid, red_dtype, mask_csr)
 
+    def edge_triangles(self, indptr, indices, sums=False):
+        """C = A ∘ A² by one kernel over the entries (gpu/spgemm.py
+        ``edge_common``; an index type other than int32/int64: the generic
+        masked dot products); the per-vertex sums, when asked for, by the
+        generic second pass over C."""
+        from .spgemm import edge_common
+        if indptr.dtype not in (_I32, _I64) or indices.dtype not in (_I32, _I64):
+            return super().edge_triangles(indptr, indices, sums)
+        with _OOM("the per-edge common-neighbour count"):
+            c = edge_common(self, indptr, indices)
+        return (c, self.triangle_sums(indptr, indices, c)) if sums else c
+
     def four_cliques(self, indptr, indices):
         """4-cliques containing each vertex (gpu/spgemm.py)."""
         from .spgemm import four_cliques
