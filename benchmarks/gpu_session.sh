@@ -140,7 +140,7 @@ timeout "${T_EIG1000:-120}" python3 benchmarks/spectral.py --device gpu --grids 
 fi
 if has seed5; then
 log "fglt_seed on the GPU"
-timeout "${T_SEED5:-150}" python3 benchmarks/fglt_seed.py --device gpu --repeat 3 \
+timeout "${T_SEED5:-150}" python3 benchmarks/fglt_seed.py --device gpu --repeat 3 ${SEED5_ARGS:-} \
   > "$OUT/fglt_seed.log" 2>&1; echo "exit $?" >> "$OUT/fglt_seed.log"
 fi
 if has traversal; then
