@@ -105,6 +105,22 @@ class ArrayBackend(SparseMixin, EwiseMixin, ReduceMixin, MatVecMixin, SpgemmMixi
         operator and a ``where``)."""
         return None
 
+    def take_checked(self, src, idx):
+        """``src[idx]`` as a new array when every index is in ``[0,
+        len(src))``, checked in the same pass where the backend has one
+        (CPU); None otherwise (an index out of range, or no such pass: the
+        caller checks and gathers as usual)."""
+        return None
+
+    def minmax_into(self, op, x, y, p, out_dtype, dst):
+        """``where(p, op(x, y), x)`` (``p`` None: ``op(x, y)`` everywhere)
+        in ``out_dtype`` for the predefined ``min``/``max``, written into
+        ``dst`` (an array of ``out_dtype`` that may be ``x`` or ``y``
+        itself; None: a new array) in one pass where the backend has one
+        (CPU: integers of one type), returning the array; None here (the
+        caller takes its ordinary path)."""
+        return None
+
     def dense_sparse_mm(self, avals, apres, B, ncols, semiring, out_dtype):
         """A dense A (2-D values, presence or None) times a CSR ``B`` (of
         ``ncols`` columns) as

@@ -143,6 +143,11 @@ def ewise_add(a, b, op, *, mask=None, accum=None, replace=False, out=None):
     if mk is not None:
         T = _at(be, op, mk, _gather_at(a, mask, mk), _gather_at(b, mask, mk), dt, "add")
         return finish(out, T, dt, a.shape, be, mask, accum, replace, True, masked=True)
+    if (out is not None and mask is None and accum is None and op.name in _PICK_MINMAX
+            and not op.is_user and a._is_vector and a.form == "dense" and b.form == "dense"
+            and a.dtype == b.dtype == dt == out.dtype):
+        if _minmax_into_out(be, op, a, b, out, dt):
+            return out
     if _dense_path(a, b):
         (av, ap), (bv, bp) = a._dense(), b._dense()
         if (ap is None) != (bp is None) and op.name in ("min", "max") and not op.is_user \
@@ -170,6 +175,33 @@ def ewise_add(a, b, op, *, mask=None, accum=None, replace=False, out=None):
         k, v = union(be, ka, va, kb, vb, op, dt, positional=_positional(a))
         T = SparseResult(k, v)
     return finish(out, T, dt, a.shape, be, mask, accum, replace, a._is_vector)
+
+
+_PICK_MINMAX = frozenset(("min", "max"))
+
+
+def _minmax_into_out(be, op, a, b, out, dt):
+    """``out = min(a, b)`` (or max) with no mask and no accum, both
+    operands stored dense and at least one full (so the result is full:
+    where both have an entry the min, elsewhere the full one's value),
+    everything of one type: the output rule would take the result as it is
+    (``Z = T``), so the backend's one pass (``minmax_into``) writes it
+    straight into ``out``'s own values array where ``out`` is full and owns
+    it -- ``out`` may be ``a`` or ``b`` (connected components' ``f =
+    min(f, mngf)``): no new array -- else into a new one that ``out`` then
+    owns.  False where the backend has no such pass (the ordinary path
+    runs; nothing was written)."""
+    (av, ap), (bv, bp) = a._dense(lend=True), b._dense(lend=True)
+    if ap is not None and bp is not None:
+        return False
+    full, other, p = (av, bv, bp) if ap is None else (bv, av, ap)
+    fv = out._full_values()
+    dst = fv[0] if fv is not None and fv[1] else None
+    vals = be.minmax_into(op, full, other, p, dt, dst)
+    if vals is None:
+        return False
+    out._set_full(vals, True)
+    return True
 
 
 def ewise_mult(a, b, op, *, mask=None, accum=None, replace=False, out=None):

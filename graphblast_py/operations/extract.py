@@ -62,13 +62,21 @@ def extract_by_vector(u, iv, *, mask=None, accum=None, replace=False, out=None):
         return finish(out, SparseResult(be.zeros(0, np.int64), be.zeros(0, u.dtype)), u.dtype,
                       (n,), be, mask, accum, replace, True)
     if iv.form == "dense":
-        pos, (I, ip) = None, iv._dense()
+        # (lent: the index array is read here, not kept; a presence array
+        # is kept by the result, so it is handed out)
+        pos, (I, ip) = None, iv._dense(lend=True)
         if ip is not None:
+            ip = iv._dense()[1]
             I = xp.where(ip, I, 0)            # absent positions read position 0
     else:
         pos, I = iv._sparse()
         ip = None
-    if I.shape[0]:
+    vals = None
+    if I.shape[0] and u.form == "dense":
+        # the gather and the range check in one pass where the backend has
+        # one (None: an index out of range, reported below, or no such pass)
+        vals = be.take_checked(u._lend()[0], I)
+    if vals is None and I.shape[0]:
         lo, hi = be.minmax(I)
         if lo < 0 or hi >= u.size:
             bad = (I < 0) | (I >= u.size)
@@ -78,7 +86,8 @@ def extract_by_vector(u, iv, *, mask=None, accum=None, replace=False, out=None):
                                   f"position {where}, outside [0, {u.size})")
     if u.form == "dense":
         uv, up = u._lend()              # (read here; the result takes new arrays)
-        vals = uv[I]
+        if vals is None:
+            vals = uv[I]
         found = None if up is None else up[I]
     else:
         idx, uvals = u._sparse()

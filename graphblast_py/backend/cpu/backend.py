@@ -692,6 +692,31 @@ class CPUBackend(ArrayBackend):
         from .rowops import minmax_where
         return minmax_where(op.name, x, y, p)
 
+    def minmax(self, a):
+        """One numba pass (cpu/rowops.py) instead
+        of NumPy's two."""
+        from .rowops import minmax
+        r = minmax(a)
+        return r if r is not None else super().minmax(a)
+
+    def take_checked(self, src, idx):
+        """One numba pass (cpu/rowops.py ``take_checked``; parallel on long
+        index arrays): the gather and the range check together."""
+        from .rowops import take_checked
+        return take_checked(src, idx)
+
+    def minmax_into(self, op, x, y, p, out_dtype, dst):
+        """One numba pass (cpu/rowops.py ``minmax_into``; parallel on long
+        vectors) for the predefined ``min``/``max`` on integers of one type
+        (exact: no rounding, no NaN); None otherwise."""
+        if op.is_user or op.name not in ("min", "max") or x.dtype != out_dtype:
+            return None
+        from .rowops import minmax_into
+        if dst is not None and ((dst is not x and np.may_share_memory(dst, x))
+                                or (dst is not y and np.may_share_memory(dst, y))):
+            dst = None          # (only the very operand array is safe to write over)
+        return minmax_into(op.name, x, y, p, dst)
+
     def pull_accum(self, R, xvals, semiring, accum, swap, old, own):
         """``accum(old, T)`` where T is the pull product of ``R`` (the
         output's rows: A's CSR for mxv, its CSC for vxm) and the full

@@ -641,6 +641,111 @@ def minmax_where(name, x, y, p):
     return out
 
 
+@njit(cache=True, parallel=True)
+def _minmax_full_parallel(x, y, is_max, out):
+    if is_max:
+        for i in prange(x.shape[0]):
+            out[i] = max(x[i], y[i])
+    else:
+        for i in prange(x.shape[0]):
+            out[i] = min(x[i], y[i])
+
+
+def minmax_into(name, x, y, p, out):
+    """``where(p, min(x, y), x)`` (``name`` "min"; "max": max; ``p`` None:
+    every position) written into ``out`` (a new array when None), which may
+    be ``x`` or ``y`` itself (each position is read before it is written),
+    in one pass (parallel on long vectors), for integer ``x`` and ``y`` of
+    one type; None otherwise.  Returns ``out``."""
+    n = x.shape[0]
+    if (x.dtype != y.dtype or x.dtype.kind not in "iu" or x.ndim != 1 or y.shape != (n,)
+            or (p is not None and (p.dtype != np.bool_ or p.shape != (n,)))
+            or (out is not None and (out.dtype != x.dtype or out.shape != (n,)))):
+        return None
+    if out is None:
+        out = np.empty(n, dtype=x.dtype)
+    if p is None:
+        if _dense_parallel(n):
+            _minmax_full_parallel(x, y, name == "max", out)
+        else:
+            # (NumPy's loop: numba's serial one does not vectorise when out
+            # is x or y itself, and was twice as slow then)
+            (np.maximum if name == "max" else np.minimum)(x, y, out=out)
+    else:
+        kernel = _minmax_where_parallel if _dense_parallel(n) else _minmax_where_serial
+        kernel(x, y, p, name == "max", out)
+    return out
+
+
+@njit(cache=True)
+def _minmax_serial(a):
+    lo = a[0]
+    hi = a[0]
+    for i in range(1, a.shape[0]):
+        v = a[i]
+        lo = min(lo, v)
+        hi = max(hi, v)
+    return lo, hi
+
+
+def minmax(a):
+    """``(min, max)`` of a non-empty 1-D integer array as Python ints, in one
+    serial pass (NumPy's ``min`` and ``max`` are two; a parallel pass was
+    slower at 10^6 entries on the 2-core VM); None for other arrays."""
+    if a.ndim != 1 or a.dtype.kind not in "iu" or a.shape[0] == 0:
+        return None
+    lo, hi = _minmax_serial(a)
+    return int(lo), int(hi)
+
+
+@njit(cache=True)
+def _take_checked_serial(src, idx, out):
+    # (serially the check first, then the gather: two loops that compile
+    # to vector code run 4x faster than one that tests each index)
+    n = src.shape[0]
+    lo = 0
+    hi = n - 1
+    for i in range(idx.shape[0]):
+        j = idx[i]
+        lo = min(lo, j)
+        hi = max(hi, j)
+    if lo < 0 or hi >= n:
+        return 1
+    for i in range(idx.shape[0]):
+        out[i] = src[idx[i]]
+    return 0
+
+
+@njit(cache=True, parallel=True)
+def _take_checked_parallel(src, idx, out):
+    n = src.shape[0]
+    bad = 0
+    for i in prange(idx.shape[0]):
+        j = idx[i]
+        if j < 0 or j >= n:
+            bad += 1
+            j = 0
+        out[i] = src[j]
+    return bad
+
+
+def take_checked(src, idx):
+    """``src[idx]`` as a new array in one pass (parallel on long index
+    arrays) that also checks every index is in ``[0, len(src))``; None when
+    one is not (nothing else is written: the caller reports it) or for
+    arrays this pass does not take (it takes values of 1, 2, 4 or 8 bytes
+    and 1-D signed integer indices)."""
+    u = _UINT.get(src.dtype.itemsize)
+    if (u is None or src.dtype.kind not in "biuf" or src.ndim != 1 or idx.ndim != 1
+            or idx.dtype.kind != "i" or src.shape[0] == 0):
+        return None
+    out = np.empty(idx.shape[0], dtype=src.dtype)
+    kernel = _take_checked_parallel if _dense_parallel(idx.shape[0]) else _take_checked_serial
+    if kernel(src.view(u), idx, out.view(u)):
+        return None
+    return out
+
+
 @njit(inline="always", cache=True)
 def _fold_rows(lo, hi, indptr, indices, x, is_max, old, new):
     for r in range(lo, hi):

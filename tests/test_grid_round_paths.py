@@ -1,0 +1,296 @@
+"""The CPU short paths of the calls SSSP rounds and connected-components
+(FastSV) iterations make on grids (issue 15 item 4), each against
+references written here from the definitions (the dense model of
+tests/reference.py, NumPy, SciPy's csgraph, networkx) and against the
+general path (the backend hook switched off: what a backend without it,
+the GPU's, runs):
+
+* ``ewise_add(min/max)`` of two dense operands, one full, written into a
+  full ``out`` that owns its array (``out`` = an operand: in place) or into
+  a new array (``backend.minmax_into``); vectors that shared the old array
+  keep their content;
+* ``extract`` by an index Vector with the gather and the range check in one
+  pass (``backend.take_checked``), the error of a bad index unchanged;
+* ``backend.minmax`` (one pass) against NumPy;
+* SSSP and connected components on graph families that break things
+  (empty, one vertex, isolated vertices, grids, disconnected grids,
+  power-law, random) against SciPy and networkx, with the hooks on, off,
+  and with the parallel kernels forced on small inputs.
+"""
+import math
+
+import networkx as nx
+import numpy as np
+import pytest
+import scipy.sparse as sp
+import scipy.sparse.csgraph as csgraph
+from hypothesis import given, note, settings
+from hypothesis import strategies as st
+
+import graphblast_py as gb
+from graphblast_py import dtypes
+from graphblast_py.backend.generic import ArrayBackend
+from graphblast_py.errors import IndexOutOfBound
+
+from . import reference as R
+
+_ref = R.defined_or_reject
+CPU = gb.backend.get("cpu")
+
+# the CPU hooks of this file; switched off = the generic ArrayBackend's
+# method (None: "no such pass here"), as on a backend without them
+HOOKS = ("minmax_into", "take_checked", "minmax")
+
+
+class _Switch:
+    """Context: the CPU backend's hooks ``names`` replaced by the generic
+    ones (``off``), and/or rowops' parallel threshold lowered to 1 so the
+    parallel kernels run on short vectors (``parallel``)."""
+
+    def __init__(self, off=(), parallel=False):
+        self.off, self.parallel = off, parallel
+
+    def __enter__(self):
+        from graphblast_py.backend.cpu import rowops
+        self.saved = rowops.DENSE_PARALLEL
+        if self.parallel:
+            rowops.DENSE_PARALLEL = 1
+        for name in self.off:
+            setattr(CPU, name, getattr(ArrayBackend, name).__get__(CPU))
+        return self
+
+    def __exit__(self, *exc):
+        from graphblast_py.backend.cpu import rowops
+        rowops.DENSE_PARALLEL = self.saved
+        for name in self.off:
+            CPU.__dict__.pop(name, None)
+
+
+def _mode():
+    return st.sampled_from(["on", "off", "parallel"])
+
+
+def _switch(mode):
+    return _Switch(off=HOOKS if mode == "off" else (), parallel=mode == "parallel")
+
+
+def vectors(n, dtype, form, kinds=None):
+    return R.vectors(n, dtype, form, "cpu", kinds=kinds)
+
+
+# ---------------------------------------------------------------- ewise_add min/max into out
+@settings(max_examples=300, deadline=None)
+@given(data=st.data())
+def test_ewise_minmax_into_out(data):
+    d = data.draw
+    n = d(st.sampled_from([30, 70]))
+    mode = d(_mode())
+    ta = d(st.sampled_from(["int8", "int32", "int64", "uint8", "float64"]))
+    tb = ta if d(st.booleans()) else d(st.sampled_from(["int64", "int32", "float64"]))
+    op = d(st.sampled_from(["min", "max"]))
+    full_r, _ = d(vectors(n, ta, "dense", kinds=["full"]))
+    o_r, _ = d(vectors(n, tb, d(st.sampled_from(["dense", "sparse"]))))
+    first_full = d(st.booleans())
+    where = d(st.sampled_from(["a", "b", "other", "none"]))
+    note(f"{op} {ta}/{tb} first_full={first_full} out={where} mode={mode}")
+    with _switch(mode):
+        full = R.to_lib(full_r, "dense", "cpu")
+        o = R.to_lib(o_r, "dense" if o_r.nvals >= n // 8 and d(st.booleans()) else "sparse",
+                     "cpu")
+        x_r, x, y_r, y = (full_r, full, o_r, o) if first_full else (o_r, o, full_r, full)
+        keep_x, keep_y = x.dup(), y.dup()       # share the arrays until someone writes
+        T = _ref(R.ewise_add, x_r, y_r, op)
+        if where == "none":
+            got = x.ewise_add(y, gb.binary[op])
+            want = T
+        else:
+            if where == "other":
+                c_r, c = d(vectors(n, T.dtype, "dense", kinds=["full"]))
+                c = R.to_lib(c_r, "dense", "cpu")
+                c.ewise_add(c, gb.binary.min, out=c)    # now c owns its array
+                keep_c = c.dup()
+            else:
+                c_r, c = (x_r, x) if where == "a" else (y_r, y)
+            want = _ref(R.write, c_r, T)
+            got = x.ewise_add(y, gb.binary[op], out=c)
+            assert got is c
+            if where == "other":
+                assert not R.equal(R.from_lib(keep_c), c_r)
+        assert not R.equal(R.from_lib(got), want), R.equal(R.from_lib(got), want)
+        # the dups taken before still hold the operands' old content
+        assert not R.equal(R.from_lib(keep_x), x_r)
+        assert not R.equal(R.from_lib(keep_y), y_r)
+        # a second call into the same out (which owns its array by now)
+        if where in ("a", "b"):
+            x2, y2, c2 = R.from_lib(x), R.from_lib(y), R.from_lib(c)
+            again = x.ewise_add(y, gb.binary[op], out=c)
+            want2 = _ref(R.write, c2, _ref(R.ewise_add, x2, y2, op))
+            assert not R.equal(R.from_lib(again), want2)
+            assert not R.equal(R.from_lib(keep_x), x_r)
+            assert not R.equal(R.from_lib(keep_y), y_r)
+
+
+def test_ewise_minmax_writes_in_place_once_owned():
+    """The second min into the same full int64 vector reuses its array (the
+    point of the path) and a dup taken in between is not disturbed."""
+    n = 1000
+    rng = np.random.default_rng(5)
+    a = rng.integers(-50, 50, n)
+    b = rng.integers(-50, 50, n)
+    f = gb.Vector.from_dense(a, device="cpu")
+    g = gb.Vector.from_dense(b, device="cpu")
+    f.ewise_add(g, gb.binary.min, out=f)
+    arr = f._full_values()[0]
+    assert f._full_values()[1]                  # f owns its new array
+    snap = f.dup()
+    f.ewise_add(g, gb.binary.max, out=f)        # snap shares the array: a copy is made
+    arr2 = f._full_values()[0]
+    f.ewise_add(g, gb.binary.min, out=f)        # now owned: in place
+    assert f._full_values()[0] is arr2
+    assert arr2 is not arr
+    assert np.array_equal(f.to_dense(), np.minimum(np.maximum(np.minimum(a, b), b), b))
+    assert np.array_equal(snap.to_dense(), np.minimum(a, b))
+    assert np.array_equal(g.to_dense(), b)
+    # (to_dense hands the array out: the next min writes a new one)
+    f.ewise_add(g, gb.binary.max, out=f)
+    assert f._full_values()[0] is not arr2
+
+
+# ---------------------------------------------------------------- extract by an index vector
+def _extract_model(u_r, iv_r):
+    """t(i) = u(iv(i)) where iv has an entry at i and u one at iv(i)."""
+    n = iv_r.shape[0]
+    T = R.Ref.empty((n,), u_r.dtype)
+    for i in range(n):
+        if iv_r.present[i]:
+            j = int(iv_r.vals[i])
+            if u_r.present[j]:
+                T.vals[i], T.present[i] = u_r.vals[j], True
+    return T
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data())
+def test_extract_by_vector(data):
+    d = data.draw
+    m = d(st.sampled_from([20, 40]))              # u's size
+    n = d(st.sampled_from([30, 70]))              # the index vector's size
+    mode = d(_mode())
+    tu = d(st.sampled_from(["int64", "int8", "float64", "bool", "uint16"]))
+    ti = d(st.sampled_from(["int64", "int32", "uint8"]))
+    u_r, _ = d(vectors(m, tu, d(st.sampled_from(["dense", "sparse"]))))
+    pres = np.array(d(st.lists(st.booleans(), min_size=n, max_size=n)))
+    if d(st.booleans()):
+        pres[:] = True
+    vals = np.array(d(st.lists(st.integers(0, m - 1), min_size=n, max_size=n)))
+    bad = d(st.sampled_from([None, -1, m, m + 7])) if ti != "uint8" else \
+        d(st.sampled_from([None, m, 200]))
+    if bad is not None:
+        k = d(st.integers(0, n - 1))
+        vals[k], pres[k] = bad, True
+    iv_r = R.Ref(np.where(pres, vals, 0).astype(ti), pres)
+    form_i = "dense" if pres.sum() >= n // 8 and d(st.booleans()) else "sparse"
+    note(f"u {tu} iv {ti} {form_i} bad={bad} mode={mode}")
+    with _switch(mode):
+        u = R.to_lib(u_r, "dense" if u_r.nvals >= m // 8 and d(st.booleans()) else "sparse",
+                     "cpu")
+        iv = R.to_lib(iv_r, form_i, "cpu")
+        if bad is not None:
+            first = int(np.flatnonzero(pres & ((iv_r.vals.astype(np.int64) < 0)
+                                               | (iv_r.vals.astype(np.int64) >= m)))[0])
+            with pytest.raises(IndexOutOfBound) as e:
+                u.extract(iv)
+            assert f"the value {int(iv_r.vals[first])} at position {first}," in str(e.value)
+            return
+        got = u.extract(iv)
+        assert not R.equal(R.from_lib(got), _extract_model(u_r, iv_r))
+        # f.extract(f): the index vector is the vector read
+        if tu == ti and tu == "int64" and u_r.nvals == m:
+            f_r = R.Ref(np.array(d(st.lists(st.integers(0, m - 1), min_size=m, max_size=m))),
+                        np.ones(m, dtype=bool))
+            f = R.to_lib(f_r, "dense", "cpu")
+            assert not R.equal(R.from_lib(f.extract(f)), _extract_model(f_r, f_r))
+
+
+@pytest.mark.parametrize("dt", ["int8", "int16", "int32", "int64", "uint8", "uint32",
+                                "uint64"])
+def test_minmax_against_numpy(dt):
+    rng = np.random.default_rng(7)
+    info = np.iinfo(dt)
+    for n in (1, 2, 17, 1000):
+        for extreme in (None, "lo", "hi", "both"):
+            a = rng.integers(max(info.min, -100), min(info.max, 100), n, dtype=dt)
+            if extreme in ("lo", "both"):
+                a[rng.integers(0, n)] = info.min
+            if extreme in ("hi", "both"):
+                a[rng.integers(0, n)] = info.max
+            got = CPU.minmax(a)
+            assert got == (int(a.min()), int(a.max()))
+            assert all(type(v) is int for v in got)
+    assert CPU.minmax(np.array([3.5, -1.0])) == (-1, 3)     # (generic path: floats)
+
+
+# ---------------------------------------------------------------- whole algorithms
+def _families():
+    out = [("empty", sp.csr_matrix((0, 0))), ("one vertex", sp.csr_matrix((1, 1))),
+           ("isolated", sp.csr_matrix((6, 6)))]
+    g = gb.generators.grid2d(9, 13, device="cpu").to_scipy().tocsr()
+    out.append(("grid", g))
+    two = sp.block_diag([g, gb.generators.grid2d(4, 3, device="cpu").to_scipy(),
+                         sp.csr_matrix((3, 3))])
+    out.append(("grids and isolated", two.tocsr()))
+    k = gb.generators.kronecker(8, seed=2, device="cpu").to_scipy().tocsr()
+    k = ((k + k.T) > 0).astype(float)
+    k.setdiag(0)
+    k.eliminate_zeros()
+    out.append(("power-law", k.tocsr()))
+    rng = np.random.default_rng(11)
+    r = sp.random(80, 80, density=0.02, random_state=rng, format="csr")
+    r = ((r + r.T) > 0).astype(float)
+    r.setdiag(0)
+    r.eliminate_zeros()
+    out.append(("random", r.tocsr()))
+    path = sp.diags([np.ones(49), np.ones(49)], [-1, 1], shape=(50, 50))
+    out.append(("path", path.tocsr()))
+    return out
+
+
+_FAM = _families()
+
+
+def _smallest_labels(S):
+    _, comp = csgraph.connected_components(S, directed=False)
+    smallest = {}
+    for v, c in enumerate(comp):
+        smallest.setdefault(c, v)
+    return [smallest[c] for c in comp]
+
+
+@pytest.mark.parametrize("mode", ["on", "off", "parallel"])
+@pytest.mark.parametrize("name,S", _FAM, ids=[f[0] for f in _FAM])
+def test_cc_and_sssp_on_families(name, S, mode):
+    n = S.shape[0]
+    S = sp.csr_matrix(S, dtype=np.float64)
+    S.data[:] = 1.0
+    with _switch(mode):
+        A = gb.Matrix.from_scipy(S, device="cpu") if n else \
+            gb.Matrix(dtypes.FP64, 0, 0, device="cpu")
+        labels = gb.algorithms.connected_components(A).to_dense()
+        if n == 0:
+            assert labels.shape == (0,)
+            return
+        assert labels.tolist() == _smallest_labels(S)
+        G = nx.from_scipy_sparse_array(S)
+        for comp in nx.connected_components(G):     # networkx agrees on the partition
+            assert len({int(labels[v]) for v in comp}) == 1
+        # weighted SSSP (weights 1..4) against SciPy's dijkstra
+        W = S.copy()
+        W.data = (np.arange(W.nnz) % 4 + 1).astype(float)
+        W = (W + W.T) / 2      # symmetric weights
+        Aw = gb.Matrix.from_scipy(W.tocsr(), device="cpu")
+        for src in sorted({0, n - 1, n // 2}):
+            got = gb.algorithms.sssp(Aw, src).to_dense(fill=math.inf)
+            ref = csgraph.dijkstra(W, directed=True, indices=src)
+            assert np.allclose(got, ref, rtol=0, atol=0, equal_nan=False), (name, src)
+            d1 = gb.algorithms.sssp(A, src).to_dense(fill=math.inf)
+            assert np.array_equal(d1, csgraph.dijkstra(S, directed=True, indices=src))
