@@ -249,11 +249,20 @@ class Matrix:
         ``nrows``/``ncols`` default to max index + 1.  Duplicates raise
         :class:`InvalidValue` unless ``dup_op`` combines them.
         """
-        from .vector import _dup_op, _infer_size
+        from .vector import _dup_op, _infer_size, _on_host
         if getattr(device, "dist_matrix_type", None) is not None:     # graphblast_py.dist
             return device.dist_matrix_type.from_coo(rows, cols, values, nrows, ncols,
                                                     dtype=dtype, dup_op=dup_op, device=device)
         be = backend_for(device)
+        if (be.dense_vectors and dup_op is None and _on_host(rows) and _on_host(cols)
+                and _on_host(values) and hasattr(rows, "__len__")
+                and len(rows) <= HOST_BUILD_MAX):
+            # a few entries of host data for a device (FGLT's 16 x 16 net
+            # transform): checked, sorted and built on the host by the same
+            # rules, then moved in one transfer -- a device build waits on the
+            # device for its checks and sorts several times
+            return cls.from_coo(rows, cols, values, nrows, ncols, dtype=dtype,
+                                device="cpu").to(be.name)
         iso = np.ndim(values) == 0 and not (hasattr(values, "shape") and values.shape != ())
         hi = []
         (r, c), vals, dt = coo_arrays(be, (rows, cols), values, dtype, "Matrix.from_coo", hi)
@@ -407,7 +416,10 @@ class Matrix:
         if self._form == "dense":
             A._set_dense(mv(self._dvals), mv(self._dpres))
         else:
-            A._set_csr(mv(self._indptr), mv(self._indices), mv(self._vals), self._iso)
+            # (the CSR arrays in one transfer where the backend can)
+            have = [a for a in (self._indptr, self._indices, self._vals) if a is not None]
+            moved = be.asarrays([src.to_host(a) for a in have])
+            A._set_csr(moved[0], moved[1], moved[2] if len(moved) > 2 else None, self._iso)
         return A
 
     def dup(self, dtype=None):
@@ -547,6 +559,9 @@ class Matrix:
 
 
 REPR_ENTRIES = 8   # entries shown by repr()
+#: host COO data of at most this many entries for a device is built on the
+#: host and moved (Matrix.from_coo)
+HOST_BUILD_MAX = 1 << 16
 
 
 def _first_present(be, vals, pres, k):

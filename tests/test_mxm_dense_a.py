@@ -60,13 +60,16 @@ def test_dense_times_sparse(dev, data):
     if dev == "cpu" and gb.backend.get("cpu")._kernel_ok(sr, np.dtype(T.dtype)) \
             and np.dtype(T.dtype).kind != "u":
         assert took == 1
+    if (dev == "gpu" and add == "plus" and mult == "times" and A_r.present.all()
+            and np.dtype(T.dtype).kind == "i" and A_r.dtype == B_r.dtype == np.dtype(T.dtype)):
+        assert took == 1                    # the GPU's matmul path (integer plus_times)
 
 
-def test_fglt_net_transform_takes_the_dense_path():
+def test_fglt_net_transform_takes_the_dense_path(device):
     """FGLT's net transform (an n x 16 dense block times the 16 x 16
-    transform) on the CPU goes through the dense path, with the gold
+    transform) goes through the dense path on both devices, with the gold
     frequencies unchanged (tests/test_alg_fglt.py checks the values)."""
-    A = gb.generators.grid2d(5, 6, device="cpu")
+    A = gb.generators.grid2d(5, 6, device=device)
     gb.stats.reset()
     F = gb.algorithms.fglt(A)
     assert gb.stats()["counts"].get("mxm:dense", 0) == 1

@@ -1122,6 +1122,34 @@ class GPUBackend(ArrayBackend):
             sel = cupy.flatnonzero(outp)
             return mk[sel], outv[sel]
 
+    def dense_sparse_mm(self, avals, apres, B, ncols, semiring, out_dtype):
+        """A dense A with every entry present times a CSR B over ``plus_times``
+        on an integer type (A, B and the result of one type): one CuPy
+        ``matmul`` with B made dense (k x ncols, k small: FGLT's net
+        transform).  Integer sums wrap the same in any order, so the values
+        are the saxpy path's; a column of B without entries is absent in
+        every row.  Other cases: None (the caller converts A and takes
+        saxpy)."""
+        out_dtype = np.dtype(out_dtype)
+        bi, bj, bv = B
+        if (apres is not None or semiring.is_user or semiring.monoid.name != "plus"
+                or semiring.mult.name != "times" or out_dtype.kind != "i" or avals.ndim != 2
+                or avals.dtype != out_dtype or bv is None or bv.dtype != out_dtype
+                or bi.shape[0] != avals.shape[1] + 1):
+            return None
+        m, kdim = avals.shape
+        self.check_alloc(m * ncols * out_dtype.itemsize, f"mxm: a dense {m} x {ncols} result")
+        with _OOM("the dense times sparse product", m * ncols):
+            Bd = cupy.zeros((kdim, ncols), dtype=out_dtype)
+            cols = bj.astype(np.int64)
+            Bd[self.rows_of(bi, bj.shape[0]), cols] = bv      # (no repeated entry in a CSR)
+            out = cupy.matmul(cupy.ascontiguousarray(avals), Bd)
+            colp = cupy.zeros(ncols, dtype=bool)
+            colp[cols] = True
+            if bool(colp.all()):                              # (B is small: one short wait)
+                return out, None
+            return out, cupy.ascontiguousarray(cupy.broadcast_to(colp, (m, ncols)))
+
     def spmm(self, A, X, semiring, out_dtype):
         """Sparse A times dense X.  plus_times on floats: cuSPARSE.  Otherwise a
         generated kernel: *row-split* (a thread per (row, column of X)) or
