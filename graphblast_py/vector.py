@@ -847,9 +847,8 @@ class _Copies:
         self.keys, self.vals, self.start, self.end = keys, vals, a, a
 
     def settle(self, v):
-        k = self.keys[self.start:self.end]
-        v._v[k] = self.vals[self.start:self.end]
-        v._p[k] = True
+        v._be.copy_at(v._v, v._p, self.keys[self.start:self.end],
+                      self.vals[self.start:self.end])
 
 
 class _Fills:

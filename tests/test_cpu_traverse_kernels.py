@@ -11,7 +11,7 @@ import scipy.sparse.csgraph as csgraph
 
 import graphblast_py as gb
 from graphblast_py.device import backend_for
-from graphblast_py.backend.cpu.rowops import fill_segments
+from graphblast_py.backend.cpu.rowops import copy_at, fill_segments
 from graphblast_py.backend.cpu.traverse import _sort_level, traverse
 
 
@@ -89,3 +89,27 @@ def test_fill_segments_declines_what_it_cannot_do():
     backend_for("cpu").fill_at(v, pres, keys, np.array([1, 2], dtype=object),
                                np.array([0, 1, 2]))
     assert list(v) == [1, 0, 2, 0] and pres.tolist() == [True, False, True, False]
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.int8, np.float64, np.bool_, np.uint32])
+def test_copy_at_vs_numpy(dtype):
+    """The deferred parent copies' one pass (rowops.copy_at) against NumPy's
+    fancy-indexed stores; and what it declines, the backend does by NumPy."""
+    rng = np.random.default_rng(2)
+    n = 300
+    keys = rng.permutation(n)[:120].astype(np.int64)
+    src = rng.integers(0, 50, 120).astype(dtype)
+    vals = rng.integers(0, 9, n).astype(dtype)
+    pres = rng.random(n) < 0.3
+    want_v, want_p = vals.copy(), pres.copy()
+    want_v[keys] = src
+    want_p[keys] = True
+    assert copy_at(vals, pres, keys, src)
+    np.testing.assert_array_equal(vals, want_v)
+    np.testing.assert_array_equal(pres, want_p)
+    assert not copy_at(vals, pres, keys, src.astype(np.float32))     # another type
+    assert not copy_at(vals, pres, keys, src[:5])                    # another length
+    v, p = np.zeros(4, dtype=object), np.zeros(4, bool)
+    assert not copy_at(v, p, np.array([1, 3]), np.array([7, 8], dtype=object))
+    backend_for("cpu").copy_at(v, p, np.array([1, 3]), np.array([7, 8], dtype=object))
+    assert list(v) == [0, 7, 0, 8] and p.tolist() == [False, True, False, True]

@@ -105,6 +105,15 @@ class ArrayBackend(SparseMixin, EwiseMixin, ReduceMixin, MatVecMixin, SpgemmMixi
         operator and a ``where``)."""
         return None
 
+    def compare_at(self, op, va, keys, dv, dp, default, swap):
+        """The predefined comparison ``op`` of ``va[i]`` (values at the
+        sorted ``keys``) with a dense operand there (``dv``, presence ``dp``
+        or None; ``default`` where it has no entry), operands swapped with
+        ``swap``, as a bool array in one pass where the backend has one
+        (CPU: operands of one type); None here (the caller gathers and
+        compares)."""
+        return None
+
     def take_checked(self, src, idx):
         """``src[idx]`` as a new array when every index is in ``[0,
         len(src))``, checked in the same pass where the backend has one
@@ -154,6 +163,13 @@ class ArrayBackend(SparseMixin, EwiseMixin, ReduceMixin, MatVecMixin, SpgemmMixi
             vals[keys] = s
         else:
             vals[keys] = self.xp.repeat(self.asarray(s), self.asarray(np.diff(starts)))
+        pres[keys] = True
+
+    def copy_at(self, vals, pres, keys, src):
+        """In place: the distinct positions ``keys`` take ``src`` (aligned
+        with ``keys``, of ``vals``' type) in ``vals`` and become present in
+        ``pres``."""
+        vals[keys] = src
         pres[keys] = True
 
     def minmax(self, a):

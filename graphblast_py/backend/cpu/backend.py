@@ -41,6 +41,12 @@ PUSH_SCAN_FRACTION = 16
 # to here, and slower beyond).  The outputs are distinct, so either sort
 # gives the same order.
 PUSH_STABLE_SORT = 4096
+# ... unless the one-call kernel (cpu/rowops.py ``sort_take_clear``: an
+# insertion sort that hands a list far from sorted to numba's sort, the
+# gather and the workspace's clearing) takes them: an SSSP round on the
+# 300x300 grid sorts ~300 touched outputs, a few pairs swapped (False: the
+# NumPy sort, gather and clear, for tests and measurements)
+PUSH_SORT_KERNEL = True
 
 
 _kernel_module = None
@@ -155,6 +161,20 @@ def _kernels():
         from . import kernels  # imported lazily: numba start-up only when needed
         _kernel_module = kernels
     return _kernel_module
+
+
+_rowops_module = None
+
+
+def _rowops():
+    """cpu/rowops.py, imported on first use (numba start-up only when
+    needed) and then kept: a function-level ``from .rowops import f``
+    costs ~0.7 us a call, and an SSSP round makes several."""
+    global _rowops_module
+    if _rowops_module is None:
+        from . import rowops
+        _rowops_module = rowops
+    return _rowops_module
 
 
 class CPUBackend(ArrayBackend):
@@ -529,6 +549,19 @@ class CPUBackend(ArrayBackend):
 
     _sink = np.zeros(1, dtype=bool)   # the kernels' dummy store target (keep_a)
 
+    def push(self, P, x, semiring, allowed, swap, out_dtype, n_out, structure_only=True,
+             complement=False, max_row_length=None, a_iso=None):
+        """The generic push (a sorted :meth:`spmspv_push` result) without
+        its conversions where the frontier comes sparse."""
+        if x.__class__ is not SparseResult:
+            return super().push(P, x, semiring, allowed, swap, out_dtype, n_out,
+                                structure_only=structure_only, complement=complement,
+                                max_row_length=max_row_length, a_iso=a_iso)
+        if complement and allowed is not None:
+            allowed = ~allowed
+        return SparseResult(*self.spmspv_push(P, x, semiring, allowed, swap, out_dtype, n_out,
+                                              structure_only=structure_only, a_iso=a_iso))
+
     def spmspv_push(self, P, x, semiring, allowed, swap, out_dtype, n_out, structure_only=True,
                     a_iso=None):
         indptr, indices, pvals = P
@@ -560,8 +593,15 @@ class CPUBackend(ArrayBackend):
         if nt * PUSH_SCAN_FRACTION >= n_out:
             # many outputs: one pass over the flags (sorted by position, and
             # clearing them) instead of sorting the touched list
-            from .rowops import compact_clear
+            compact_clear = _rowops().compact_clear
             r = compact_clear(outp, outv, nt)
+            if r is not None:
+                return r
+        if ws is not None and PUSH_SORT_KERNEL:
+            # the sort (insertion, linear on a grid's nearly sorted list),
+            # the gather and the clearing of the workspace in one call
+            sort_take_clear = _rowops().sort_take_clear
+            r = sort_take_clear(touched, nt, outp, outv)
             if r is not None:
                 return r
         idx = np.sort(touched[:nt], kind="stable" if nt <= PUSH_STABLE_SORT else None)
@@ -649,7 +689,9 @@ class CPUBackend(ArrayBackend):
     def frontier_edges(self, indptr, x):
         """A frontier's edges in one numba pass (cpu/rowops.py; parallel
         over a long dense frontier); otherwise the generic count."""
-        from .rowops import frontier_edges_dense, frontier_edges_sparse
+        ro = _rowops()
+        frontier_edges_dense, frontier_edges_sparse = (ro.frontier_edges_dense,
+                                                       ro.frontier_edges_sparse)
         if isinstance(x, SparseResult):
             return frontier_edges_sparse(indptr, x.keys)
         if x.present is not None:
@@ -664,7 +706,7 @@ class CPUBackend(ArrayBackend):
         long vectors (the complement taken in the same scan); otherwise the
         generic listing."""
         if allowed is not None:
-            from .rowops import true_positions
+            true_positions = _rowops().true_positions
             rows = true_positions(allowed, complement)
             if rows is not None:
                 return DenseVectorResult(*self.spmv_pull(
@@ -677,7 +719,7 @@ class CPUBackend(ArrayBackend):
     def masked_merge(self, m, z, zp, c, cp):
         """The output rule's merge in one parallel pass (cpu/rowops.py) on
         long vectors; otherwise NumPy's ``where``."""
-        from .rowops import masked_merge
+        masked_merge = _rowops().masked_merge
         r = masked_merge(m, z, zp, c, cp)
         return r if r is not None else super().masked_merge(m, z, zp, c, cp)
 
@@ -689,20 +731,29 @@ class CPUBackend(ArrayBackend):
         instead of NumPy's two; None otherwise."""
         if op.is_user or op.name not in ("min", "max") or x.dtype != out_dtype:
             return None
-        from .rowops import minmax_where
+        minmax_where = _rowops().minmax_where
         return minmax_where(op.name, x, y, p)
 
     def minmax(self, a):
         """One numba pass (cpu/rowops.py) instead
         of NumPy's two."""
-        from .rowops import minmax
+        minmax = _rowops().minmax
         r = minmax(a)
         return r if r is not None else super().minmax(a)
+
+    def compare_at(self, op, va, keys, dv, dp, default, swap):
+        """One numba pass (cpu/rowops.py ``compare_at``): the dense
+        operand read at the keys, its default where it has no entry, and the
+        comparison, without gathered arrays (SSSP's ``t < dist <t.S>``)."""
+        if op.is_user:
+            return None
+        compare_at = _rowops().compare_at
+        return compare_at(op.name, va, keys, dv, dp, default, swap)
 
     def take_checked(self, src, idx):
         """One numba pass (cpu/rowops.py ``take_checked``; parallel on long
         index arrays): the gather and the range check together."""
-        from .rowops import take_checked
+        take_checked = _rowops().take_checked
         return take_checked(src, idx)
 
     def minmax_into(self, op, x, y, p, out_dtype, dst):
@@ -711,7 +762,7 @@ class CPUBackend(ArrayBackend):
         (exact: no rounding, no NaN); None otherwise."""
         if op.is_user or op.name not in ("min", "max") or x.dtype != out_dtype:
             return None
-        from .rowops import minmax_into
+        minmax_into = _rowops().minmax_into
         if dst is not None and ((dst is not x and np.may_share_memory(dst, x))
                                 or (dst is not y and np.may_share_memory(dst, y))):
             dst = None          # (only the very operand array is safe to write over)
@@ -732,7 +783,7 @@ class CPUBackend(ArrayBackend):
                 or xvals.dtype != old.dtype or old.dtype.kind not in "iu"
                 or not self._pull_accum):
             return None
-        from .rowops import pull_accum
+        pull_accum = _rowops().pull_accum
         indptr, indices = R[0], R[1]
         work = old.shape[0] + indices.shape[0]
         from numba import get_num_threads
@@ -748,14 +799,22 @@ class CPUBackend(ArrayBackend):
         """With ``starts`` (a traversal's deferred level fills, one scalar per
         level): one numba pass over the keys (cpu/rowops.py) instead of
         NumPy's repeat of the scalars and fancy-indexed stores."""
-        from .rowops import fill_segments
+        fill_segments = _rowops().fill_segments
         if starts is None or not fill_segments(vals, pres, keys, s, starts):
             super().fill_at(vals, pres, keys, s, starts)
+
+    def copy_at(self, vals, pres, keys, src):
+        """One numba pass over the keys (cpu/rowops.py: a BFS-with-parents
+        traversal's deferred parent copies) instead of two fancy-indexed
+        NumPy stores."""
+        from .rowops import copy_at
+        if not copy_at(vals, pres, keys, src):
+            super().copy_at(vals, pres, keys, src)
 
     def assign_where(self, vals, pres, m, s):
         """One numba pass (cpu/rowops.py; parallel on long vectors) instead
         of NumPy's masked copy, which branches on every position."""
-        from .rowops import assign_where
+        assign_where = _rowops().assign_where
         if not assign_where(vals, pres, m, s):
             super().assign_where(vals, pres, m, s)
 

@@ -519,6 +519,29 @@ def assign_where(vals, pres, m, s):
 
 
 @njit(cache=True)
+def _copy_at(v, p, keys, src):
+    for t in range(keys.shape[0]):
+        k = keys[t]
+        v[k] = src[t]
+        p[k] = True
+
+
+def copy_at(vals, pres, keys, src):
+    """``vals[keys] = src`` and ``pres[keys] = True`` in place, in one pass
+    over the keys; False where it does not apply (the caller takes NumPy's
+    path): values that are not numbers of 1, 2, 4 or 8 bytes, ``src`` of
+    another type or length, or arrays of other shapes."""
+    u = _UINT.get(vals.dtype.itemsize)
+    if (u is None or vals.dtype.kind not in "biuf" or src.dtype != vals.dtype
+            or pres is None or pres.dtype != np.bool_ or vals.ndim != 1
+            or pres.shape != vals.shape or keys.ndim != 1 or keys.dtype.kind not in "iu"
+            or src.shape != keys.shape):
+        return False
+    _copy_at(vals.view(u), pres, keys, np.ascontiguousarray(src).view(u))
+    return True
+
+
+@njit(cache=True)
 def _fill_segments(v, p, keys, svals, starts):
     for j in range(starts.shape[0] - 1):
         s = svals[j]
@@ -570,6 +593,107 @@ def compact_clear(flags, vals, count):
     out = np.empty(count + 1, dtype=vals.dtype)
     k = _compact_clear(flags, vals.view(u), idx, out.view(u))
     return idx[:k], out[:k]
+
+
+_CMP_CODES = {"lt": 0, "le": 1, "gt": 2, "ge": 3, "eq": 4, "ne": 5}
+
+
+@njit(inline="always", cache=True)
+def _cmp(code, x, y):
+    if code == 0:
+        return x < y
+    elif code == 1:
+        return x <= y
+    elif code == 2:
+        return x > y
+    elif code == 3:
+        return x >= y
+    elif code == 4:
+        return x == y
+    return x != y
+
+
+@njit(cache=True)
+def _compare_at(code, va, keys, dv, dp, has_dp, default, swap, out):
+    for i in range(keys.shape[0]):
+        j = keys[i]
+        y = dv[j] if (not has_dp or dp[j]) else default
+        if swap:
+            out[i] = _cmp(code, y, va[i])
+        else:
+            out[i] = _cmp(code, va[i], y)
+
+
+def compare_at(name, va, keys, dv, dp, default, swap):
+    """``cmp(va[i], d(keys[i]))`` for each i (``swap``: ``cmp(d(keys[i]),
+    va[i])``) as a new bool array, where ``d(k)`` is ``dv[k]`` where ``dp``
+    (None: everywhere) is set and ``default`` elsewhere, and ``cmp`` the
+    comparison ``name`` ("lt", "le", "gt", "ge", "eq", "ne"): one pass, no
+    gathered arrays.  ``va``, ``dv`` and ``default`` of one type (no
+    promotion); None for other input."""
+    code = _CMP_CODES.get(name)
+    if (code is None or va.dtype != dv.dtype or va.dtype.kind not in "biuf"
+            or np.asarray(default).dtype != va.dtype or va.shape != keys.shape
+            or (dp is not None and dp.dtype != np.bool_)):
+        return None
+    out = np.empty(keys.shape[0], dtype=np.bool_)
+    _compare_at(code, va, keys, dv, dp if dp is not None else _NO_FLAGS, dp is not None,
+                default, swap, out)
+    return out
+
+
+_NO_FLAGS = np.zeros(1, dtype=np.bool_)
+
+
+@njit(cache=True)
+def _sort_take_clear(touched, nt, flags, vals, idx, out, budget):
+    # insertion sort of touched[:nt] into idx: linear on a nearly sorted
+    # list (a frontier's touched outputs on a grid or mesh: neighbours in
+    # order, a few pairs swapped); past ``budget`` moves the rest is sorted
+    # by numba's sort
+    moves = 0
+    i = 0
+    while i < nt:
+        v = touched[i]
+        j = i
+        while j > 0 and idx[j - 1] > v:
+            idx[j] = idx[j - 1]
+            j -= 1
+        moves += i - j
+        idx[j] = v
+        i += 1
+        if moves > budget:
+            break
+    if i < nt:
+        for t in range(i, nt):
+            idx[t] = touched[t]
+        idx[:nt].sort()
+    for t in range(nt):
+        r = idx[t]
+        out[t] = vals[r]
+        flags[r] = False
+
+
+def sort_take_clear(touched, nt, flags, vals):
+    """``(sort(touched[:nt]), vals[that])`` as new arrays, clearing
+    ``flags`` at those positions (push's touched outputs with a per-thread
+    accumulator: one numba call instead of a sort, a gather and a scatter);
+    ``touched[:nt]`` distinct.  Values of 8 bytes (float64, int64: the
+    common types, no view) or moved by their bits (1, 2 or 4 bytes); None
+    for other values."""
+    dt = vals.dtype
+    if dt.kind not in "biuf" or flags.dtype != np.bool_:
+        return None
+    idx = np.empty(nt, dtype=np.int64)
+    out = np.empty(nt, dtype=dt)
+    if dt.itemsize == 8:
+        _sort_take_clear(touched, nt, flags, vals, idx, out, 4 * nt + 64)
+        return idx, out
+    u = _UINT.get(dt.itemsize)
+    if u is None:
+        return None
+    _sort_take_clear(touched, nt, flags, vals.view(u), idx, out.view(u), 4 * nt + 64)
+    return idx, out
 
 
 @njit(cache=True, parallel=True)
