@@ -294,3 +294,119 @@ def test_cc_and_sssp_on_families(name, S, mode):
             assert np.allclose(got, ref, rtol=0, atol=0, equal_nan=False), (name, src)
             d1 = gb.algorithms.sssp(A, src).to_dense(fill=math.inf)
             assert np.array_equal(d1, csgraph.dijkstra(S, directed=True, indices=src))
+
+
+# ---------------------------------------------------------------- the SSSP round's calls
+@settings(max_examples=300, deadline=None)
+@given(data=st.data())
+def test_union_comparison_at_own_mask(data):
+    """``x.ewise_union(d, cmp, ld, rd, mask=x.S)`` (or ``d.ewise_union(x,
+    ..., mask=x.S)``) with x sparse and d dense: the backend's one-pass
+    comparison (``compare_at``) against the model and the hook off; NaN,
+    infinities, defaults of every kind, integer and mixed types (the
+    latter take the gather path)."""
+    d = data.draw
+    n = d(st.sampled_from([48, 96]))
+    op = d(st.sampled_from(["lt", "le", "gt", "ge", "eq", "ne"]))
+    tx = d(st.sampled_from(["float64", "int64", "int8", "bool"]))
+    td = tx if d(st.booleans()) else d(st.sampled_from(["float64", "int32"]))
+    x_r, _ = d(R.vectors(n, tx, "sparse", "cpu", kinds=["few"], few_max=n // 16 - 1,
+                         nan=True))
+    d_r, _ = d(R.vectors(n, td, "dense", "cpu", nan=True))
+    fx = d(st.floats(allow_nan=True) if tx == "float64" and td == "float64"
+           else st.integers(-3, 5))
+    ld = d(st.sampled_from([0, 2, -1, fx]))
+    rd = d(st.sampled_from([0, 3, fx]))
+    if (tx != "float64" and isinstance(ld, float)) or (td != "float64" and isinstance(rd, float)):
+        ld, rd = 1, 2
+    x_first = d(st.booleans())
+    mode = d(_mode())
+    note(f"{op} x {tx} d {td} ld={ld} rd={rd} x_first={x_first} {mode}")
+    with _switch(mode), np.errstate(all="ignore"):
+        x = R.to_lib(x_r, "sparse", "cpu")
+        dv = R.to_lib(d_r, "dense", "cpu")
+        a_r, a, b_r, b = (x_r, x, d_r, dv) if x_first else (d_r, dv, x_r, x)
+        bool_ld = a_r.dtype == np.bool_ and not isinstance(ld, bool)
+        bool_rd = b_r.dtype == np.bool_ and not isinstance(rd, bool)
+        ld2 = bool(ld) if bool_ld else ld
+        rd2 = bool(rd) if bool_rd else rd
+        T = _ref(R.ewise_union, a_r, b_r, op, ld2, rd2)
+        want = _ref(R.write, None, T, mask=R.mask_array(x_r, True, False))
+        got = a.ewise_union(b, gb.binary[op], ld2, rd2, mask=x.S)
+        assert not R.equal(R.from_lib(got), want), R.equal(R.from_lib(got), want)
+
+
+@pytest.mark.parametrize("order", ["sorted", "pairs", "reversed", "random", "one", "blocks"])
+@pytest.mark.parametrize("dt", ["float64", "int64", "int32", "bool", "float32", "int8"])
+def test_push_sort_take_clear(order, dt):
+    """The push's one-call sort of its touched outputs (insertion sort that
+    hands a list far from sorted to numba's sort, the gather, the clearing
+    of the workspace) against NumPy, for lists near and far from sorted."""
+    from graphblast_py.backend.cpu import rowops
+    rng = np.random.default_rng(1)
+    n = 5000
+    for m in (0, 1, 7, 300, 2000):
+        keys = np.sort(rng.choice(n, m, replace=False))
+        if order == "pairs":
+            keys = keys.reshape(-1, 1) if m % 2 else keys.reshape(-1, 2)[:, ::-1]
+            keys = keys.reshape(-1)
+        elif order == "reversed":
+            keys = keys[::-1]
+        elif order == "random":
+            keys = rng.permutation(keys)
+        elif order == "one":
+            keys = np.concatenate([keys[1:], keys[:1]])
+        elif order == "blocks":
+            keys = np.concatenate([k[::-1] for k in np.array_split(keys, 5)]) if m else keys
+        touched = np.zeros(n, dtype=np.int64)
+        touched[:m] = keys
+        vals = (rng.integers(-5, 5, n) if dt != "bool" else rng.integers(0, 2, n)).astype(dt)
+        flags = np.zeros(n, dtype=bool)
+        flags[keys] = True
+        other = rng.choice(n, 3)
+        flags2 = flags.copy()
+        got = rowops.sort_take_clear(touched, m, flags, vals)
+        assert got is not None
+        idx, v = got
+        s = np.sort(keys)
+        assert np.array_equal(idx, s) and idx.dtype == np.int64
+        assert np.array_equal(v, vals[s]) and v.dtype == vals.dtype
+        flags2[keys] = False
+        assert np.array_equal(flags, flags2)
+        assert not flags[other].any() or flags2[other].any()
+
+
+@pytest.mark.parametrize("k", [1, 2, 5, 17, 60])
+@pytest.mark.parametrize("on", [True, False])
+def test_push_kernel_sort_switch(k, on):
+    """vxm with push forced on grids, weighted and unit weights, the
+    one-call sort on and off, against SciPy (``u A`` over min_plus as a
+    dense computation)."""
+    from graphblast_py.backend.cpu import backend as B
+    A = gb.generators.grid2d(k, k + 1, device="cpu").dup(dtypes.FP64)
+    S = A.to_scipy().tocsr()
+    rng = np.random.default_rng(k)
+    W = S.copy()
+    W.data = rng.integers(1, 5, W.nnz).astype(float)
+    Aw = gb.Matrix.from_scipy(W, device="cpu")
+    n = A.nrows
+    saved = B.PUSH_SORT_KERNEL
+    B.PUSH_SORT_KERNEL = on
+    try:
+        for M, SM in ((A, S), (Aw, W)):
+            for frac in (0.002, 0.01, 0.05, 0.3, 1.0):
+                idx = np.sort(rng.choice(n, max(1, int(frac * n)), replace=False))
+                x = rng.integers(0, 9, idx.shape[0]).astype(float)
+                u = gb.Vector.from_coo(idx, x, size=n, device="cpu")
+                got = u.vxm(M, gb.semiring.min_plus, direction="push")
+                dense = np.full((n, n), np.inf)
+                r, c = SM.nonzero()
+                dense[r, c] = np.asarray(SM[r, c]).ravel()
+                xv = np.full(n, np.inf)
+                xv[idx] = x
+                want = (xv[:, None] + dense).min(axis=0)
+                gi, gv = got.to_coo()
+                assert np.array_equal(gi, np.flatnonzero(np.isfinite(want)))
+                assert np.array_equal(gv, want[gi])
+    finally:
+        B.PUSH_SORT_KERNEL = saved

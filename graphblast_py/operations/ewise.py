@@ -237,7 +237,10 @@ def ewise_union(a, b, op, left_default, right_default, *, mask=None, accum=None,
     rd = dtypes.cast_scalar(right_default, b.dtype, "ewise_union: right_default")
     mk = _mask_first(a, b, op, mask)
     if mk is not None:
-        T = _at(be, op, mk, _gather_at(a, mask, mk), _gather_at(b, mask, mk), dt, "union", ld, rd)
+        T = _compare_union_at(be, op, a, b, mask, mk, ld, rd) if op.name in _CMP else None
+        if T is None:
+            T = _at(be, op, mk, _gather_at(a, mask, mk), _gather_at(b, mask, mk), dt, "union",
+                    ld, rd)
         return finish(out, T, dt, a.shape, be, mask, accum, replace, True, masked=True)
     if (a._is_vector and op.positional is None and not op.is_user
             and (a.form == "dense" or b.form == "dense")):
@@ -253,6 +256,25 @@ def ewise_union(a, b, op, left_default, right_default, *, mask=None, accum=None,
     k, v = union(be, ka, va, kb, vb, op, dt, left_default=ld, right_default=rd,
                  positional=_positional(a))
     return finish(out, SparseResult(k, v), dt, a.shape, be, mask, accum, replace, a._is_vector)
+
+
+def _compare_union_at(be, op, a, b, mask, mk, ld, rd):
+    """ewise_union of a comparison at the keys ``mk`` of the mask ``x.S``
+    of a sparse operand x (so x has an entry at every key) with the other
+    operand stored dense: the backend's one pass (``compare_at``: x's own
+    values against the dense one's, or its default where it has no entry)
+    instead of a gather, two comparisons and a select (SSSP's ``better =
+    t < dist <t.S>``).  None where it does not apply (the caller gathers)."""
+    x = mask.parent
+    d = b if x is a else a if x is b else None
+    if d is None or d._form != "dense" or x._form != "sparse":
+        return None
+    xv = x._values_at_own_keys(mk)
+    if xv is None:
+        return None
+    dv, dp = d._dense(lend=True)
+    vals = be.compare_at(op, xv, mk, dv, dp, rd if x is a else ld, x is b)
+    return None if vals is None else SparseResult(mk, vals)
 
 
 def _union_dense(be, a, b, op, dt, ld, rd):

@@ -71,6 +71,15 @@ def write(out, T, mask, accum, replace, masked=False):
         else:
             out._assign_result(T)
         return out
+    if fresh and accum is None and out._is_vector and T.__class__ is SparseResult:
+        # a new (or empty) vector out and a mask the kernel did not apply
+        # (SSSP's ``f = t <better.V>``): Z = T, and the mask keeps what it
+        # allows -- the general path below without its no-op steps (nothing
+        # old to merge, nothing to accumulate)
+        kt, vt = T.keys, be.cast(T.vals, out.dtype)
+        keep = _allowed(be, mask, kt)
+        out._set_sparse(kt[keep], vt[keep])
+        return out
     if out._is_vector and (isinstance(T, DenseVectorResult) or out.form == "dense"
                            or out._nvals_estimate() >= DENSE_FRACTION * out.size):
         # (an out dense enough is turned dense here: SSSP's distances)
