@@ -814,3 +814,40 @@ def test_scalar_assign_under_structure(device, w_form, f_form):
         i, x = coo(w)
         np.testing.assert_array_equal(i, ri)
         np.testing.assert_array_equal(x, rv)
+
+
+def test_checked_chain_rechecks_what_can_change(device, spec_on):
+    """A chain whose last call was checked in full skips only the checks that
+    cannot have changed (speculate.answer's ``checked``): a resized level
+    vector (the mask) raises as the ordinary path does, with the frontier
+    unchanged; switching the backend's speculation off mid-chain takes the
+    ordinary path, with the right level; a second matrix of the same shape
+    is checked and answered by the ordinary path."""
+    A = matrix(grid(30, 30), device)
+    n = A.nrows
+    S = grid(30, 30)
+    reach, d = scipy_levels(S, 0)
+    lv, f = _chain(A, spec_on, 12)
+    lv.assign(12, mask=f.S)
+    before = coo(f)
+    lv.resize(n - 1)
+    with pytest.raises(gb.errors.DimensionMismatch):
+        f.vxm(A, semiring.any_pair, mask=~lv.S, replace=True, out=f)
+    assert all(np.array_equal(p, q) for p, q in zip(coo(f), before))
+
+    lv, f = _chain(A, spec_on, 12)
+    lv.assign(12, mask=f.S)
+    spec_on.speculate = False
+    gb.stats.reset()
+    f.vxm(A, semiring.any_pair, mask=~lv.S, replace=True, out=f)
+    assert gb.stats()["counts"].get("vxm:speculated", 0) == 0
+    np.testing.assert_array_equal(coo(f)[0], reach[d == 13])
+    spec_on.speculate = True
+
+    lv, f = _chain(A, spec_on, 12)
+    lv.assign(12, mask=f.S)
+    B = matrix(S, device)                       # same shape and structure, another object
+    gb.stats.reset()
+    f.vxm(B, semiring.any_pair, mask=~lv.S, replace=True, out=f)
+    assert gb.stats()["counts"].get("vxm:speculated", 0) == 0
+    np.testing.assert_array_equal(coo(f)[0], reach[d == 13])

@@ -184,12 +184,16 @@ class _Link:
     """What a BFS-shaped call leaves on its result (``Vector._spec``)."""
 
     __slots__ = ("a_tok", "swap", "semiring", "out_dtype", "m_ver", "out_ver", "streak",
-                 "trav", "k")
+                 "trav", "k", "checked")
 
     def __init__(self, a_tok, swap, semiring, out_dtype, streak, trav, k):
         self.a_tok, self.swap, self.semiring, self.out_dtype = a_tok, swap, semiring, out_dtype
         self.streak, self.trav, self.k = streak, trav, k
         self.m_ver = self.out_ver = None
+        # (A, M) of the last call :func:`answer` checked in full and answered
+        # into the result itself: the next such call with the same objects
+        # skips the checks that cannot have changed (see answer)
+        self.checked = None
 
 
 def _continues(prev, u, M, tok, swap, semiring):
@@ -258,30 +262,52 @@ def answer(what, A, u, semiring, mask, replace, out, pull_input, swap):
     nothing old survives -- with the same stats record and chain link."""
     prev = u._spec
     trav = prev.trav
-    if trav is None or type(A) is not Matrix:
+    if trav is None:
         return None
-    be = A._be
     M = mask.parent
-    n = A.nrows
-    if (not be.speculate or not mask.complement or not mask.structure or type(M) is not Vector
-            or M is u or M is out or A.ncols != n or n > 1 << 26
-            or u.size != n or u._be is not be or M.size != n or M._be is not be):
-        return None
-    if pull_input is not None and (type(pull_input) is not Vector or pull_input.size != n
-                                   or pull_input._be is not be):
-        return None
-    if out is not None and (type(out) is not Vector or out.size != n or out._be is not be):
-        return None
-    if replace is not True and (replace is not False
-                                or (out is not None and not out._is_empty_fresh())):
-        return None
-    d = A._derived
-    tok = d.get(_TOKEN) if d is not None else None
-    if tok is None or not _continues(prev, u, M, tok, swap, semiring):
-        return None
-    out_dtype = prev.out_dtype
-    if semiring.out_dtype(*((u.dtype, A.dtype) if swap else (A.dtype, u.dtype))) != out_dtype:
-        return None
+    ck = prev.checked
+    if (ck is not None and ck[0] is A and ck[1] is M and out is u and replace is True
+            and (pull_input is None or pull_input is M)
+            and mask.complement and mask.structure):
+        # the call before, with the same A and M, was checked in full and
+        # answered into u: A's shape and backend, u's, M's and (the same
+        # object) pull_input's cannot have changed while the chain continues
+        # (a store to u or M, a resize included, breaks it: _continues; a
+        # change of A drops its token), nor the output type (u's and A's
+        # types and the semiring are the same)
+        be = A._be
+        if not be.speculate:
+            return None
+        d = A._derived
+        tok = d.get(_TOKEN) if d is not None else None
+        if tok is None or not _continues(prev, u, M, tok, swap, semiring):
+            return None
+        out_dtype, n = prev.out_dtype, A.nrows
+    else:
+        if type(A) is not Matrix:
+            return None
+        be = A._be
+        n = A.nrows
+        if (not be.speculate or not mask.complement or not mask.structure
+                or type(M) is not Vector or M is u or M is out or A.ncols != n or n > 1 << 26
+                or u.size != n or u._be is not be or M.size != n or M._be is not be):
+            return None
+        if pull_input is not None and (type(pull_input) is not Vector
+                                       or pull_input.size != n or pull_input._be is not be):
+            return None
+        if out is not None and (type(out) is not Vector or out.size != n or out._be is not be):
+            return None
+        if replace is not True and (replace is not False
+                                    or (out is not None and not out._is_empty_fresh())):
+            return None
+        d = A._derived
+        tok = d.get(_TOKEN) if d is not None else None
+        if tok is None or not _continues(prev, u, M, tok, swap, semiring):
+            return None
+        out_dtype = prev.out_dtype
+        if semiring.out_dtype(*((u.dtype, A.dtype) if swap else (A.dtype, u.dtype))) \
+                != out_dtype:
+            return None
     k = prev.k
     if k > trav.nlev and not trav.complete:
         return None                     # past a traversal that stopped early
@@ -292,8 +318,10 @@ def answer(what, A, u, semiring, mask, replace, out, pull_input, swap):
     out._set_lazy(b - a, _Level(trav, k))
     if out is u:
         # u's link is held by u alone and u's content is replaced: the same
-        # record, one level on (the fields a new link would have)
+        # record, one level on (the fields a new link would have); the
+        # checks above held for (A, M)
         link, prev.k = prev, k + 1
+        link.checked = (A, M) if replace is True else None
     else:
         link = _Link(tok, swap, semiring, out_dtype, 0, trav, k + 1)
     link.m_ver, link.out_ver = M._ver, out._ver
