@@ -329,6 +329,15 @@ def test_gpu_binary(gpu, dt):
         ref = ref_binary(op, x, y)
         approx = op.name == "pow"
         same(G.binary(op, gx, gy, ref.dtype), ref, f"CuPy {op.name} on {dt}", approx, GPU_ULPS)
+        # the backend's own binary (its kernels where it has them: integer
+        # div), on two arrays and on an array with a bound scalar
+        same(gpu.binary(op, gx, gy, ref.dtype), ref, f"GPU binary {op.name} on {dt}", approx,
+             GPU_ULPS)
+        for s in values(dt)[:6]:
+            want = ref_binary(op, x, np.full_like(x, s))
+            got = gpu.binary(op, gx, dt.type(s), ref.dtype)
+            same(got, want.astype(ref.dtype), f"GPU binary {op.name}(x, {s}) on {dt}", approx,
+                 GPU_ULPS)
         if op.kernel:
             cd = _compute_dtype(op, dt)
             got = gpu.user_binary(op, cd, ref.dtype)(gx.astype(cd), gy.astype(cd))
