@@ -1153,8 +1153,8 @@ class GPUBackend(ArrayBackend):
                         f"else z = ({c})(x / y);")
             k = self._IDIV[dt] = cupy.ElementwiseKernel(
                 f"{dt.name} x, {dt.name} y", f"{dt.name} z", body, f"gb_int_div_{dt.name}")
-        args = [cupy.asarray(a, dtype=dt) if getattr(a, "ndim", 0) else dt.type(a)
-                for a in (x, y)]
+        args = [cupy.asarray(a, dtype=dt) if isinstance(a, cupy.ndarray) or getattr(a, "ndim", 0)
+                else dt.type(a) for a in (x, y)]
         return self.cast(k(*args), out_dtype)
 
     def dense_sparse_mm(self, avals, apres, B, ncols, semiring, out_dtype):
