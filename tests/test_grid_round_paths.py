@@ -39,7 +39,7 @@ CPU = gb.backend.get("cpu")
 
 # the CPU hooks of this file; switched off = the generic ArrayBackend's
 # method (None: "no such pass here"), as on a backend without them
-HOOKS = ("minmax_into", "take_checked", "minmax")
+HOOKS = ("minmax_into", "take_checked", "minmax", "compare_at", "compress_truthy")
 
 
 class _Switch:
@@ -410,3 +410,62 @@ def test_push_kernel_sort_switch(k, on):
                 assert np.array_equal(gv, want[gi])
     finally:
         B.PUSH_SORT_KERNEL = saved
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data())
+def test_apply_under_a_value_mask_at_its_keys(data):
+    """``x.apply(op, mask=m.V)`` with m stored at x's keys (SSSP's ``f = t
+    <better.V>``, better computed at t.S) into a new vector: the one-pass
+    selection (``compress_truthy``) against the model and the hook off;
+    mask values of every type, NaN among them; also m with other keys, ~m.V
+    and m.S (the general selection)."""
+    d = data.draw
+    n = d(st.sampled_from([48, 96]))
+    tx = d(st.sampled_from(["float64", "int64", "int8", "bool", "float32"]))
+    tm = d(st.sampled_from(["bool", "float64", "int32", "uint8"]))
+    x_r, _ = d(R.vectors(n, tx, "sparse", "cpu", kinds=["few", "random", "empty"],
+                         few_max=n // 16 - 1, nan=True))
+    same_keys = d(st.booleans())
+    mvals = np.array(d(st.lists(st.sampled_from([0, 1, 2, -1]), min_size=n, max_size=n)))
+    mvals = mvals.astype(tm if tm != "bool" else np.int8).astype(tm)
+    if tm == "float64" and d(st.booleans()):
+        mvals[d(st.integers(0, n - 1))] = np.nan
+    kind = d(st.sampled_from(["V", "V", "~V", "S"]))
+    op = d(st.sampled_from(["identity", "ainv", "abs"]))
+    mode = d(_mode())
+    note(f"x {tx} m {tm} same_keys={same_keys} {kind} {op} {mode}")
+    with _switch(mode), np.errstate(all="ignore"):
+        x = R.to_lib(x_r, "sparse", "cpu")
+        if same_keys:
+            # the mask vector computed at x's keys shares x's index array
+            # (the mask-first path: a dense operand, the result at x's keys)
+            dv = gb.Vector.from_dense(mvals, device="cpu")
+            m = x.ewise_union(dv, gb.binary.second, 0, 0, mask=x.S)
+        else:
+            pres = np.array(d(st.lists(st.booleans(), min_size=n, max_size=n)))
+            m = gb.Vector.from_coo(np.flatnonzero(pres), mvals[pres], size=n)
+        m_r = R.from_lib(m)
+        mask = {"V": m.V, "~V": ~m.V, "S": m.S}[kind]
+        marr = R.mask_array(m_r, kind == "S", kind == "~V")
+        T = _ref(R.apply_unary, x_r, op)
+        want = _ref(R.write, None, T, mask=marr)
+        got = x.apply(gb.unary[op], mask=mask)
+        assert not R.equal(R.from_lib(got), want), R.equal(R.from_lib(got), want)
+
+
+@pytest.mark.parametrize("dt", ["int64", "float64", "int32", "bool", "int8", "uint16"])
+@pytest.mark.parametrize("ft", ["bool", "float64", "int8"])
+def test_compress_truthy(dt, ft):
+    from graphblast_py.backend.cpu import rowops
+    rng = np.random.default_rng(3)
+    for n in (0, 1, 5, 600):
+        keys = np.sort(rng.choice(10 * n + 1, n, replace=False)).astype(np.int64)
+        vals = rng.integers(0, 3, n).astype(dt)
+        flags = rng.integers(-1, 2, n).astype(ft)
+        if ft == "float64" and n:
+            flags[0] = np.nan
+        k, v = rowops.compress_truthy(keys, vals, flags)
+        t = flags.astype(bool)
+        assert np.array_equal(k, keys[t]) and k.dtype == np.int64
+        assert np.array_equal(v, vals[t]) and v.dtype == vals.dtype

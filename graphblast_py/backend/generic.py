@@ -114,6 +114,13 @@ class ArrayBackend(SparseMixin, EwiseMixin, ReduceMixin, MatVecMixin, SpgemmMixi
         compares)."""
         return None
 
+    def compress_truthy(self, keys, vals, flags):
+        """``(keys[t], vals[t])`` as new arrays, ``t`` where ``flags`` (any
+        numeric type; aligned with ``keys``) is nonzero (NaN counts), in
+        one pass where the backend has one (CPU); None here (the caller
+        selects with a bool array)."""
+        return None
+
     def take_checked(self, src, idx):
         """``src[idx]`` as a new array when every index is in ``[0,
         len(src))``, checked in the same pass where the backend has one

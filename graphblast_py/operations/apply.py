@@ -11,7 +11,7 @@ from ..backend.keys import split_keys
 from ..operators import predefined
 from ..operators.core import BinaryOp, IndexUnaryOp, Monoid, UnaryOp
 from ..results import CSRResult, DenseMatrixResult, DenseVectorResult, SparseResult
-from .common import check_replace, check_user_op, finish, prepare
+from .common import check_replace, check_user_op, finish, plain_vector_call, prepare
 
 
 def _resolve_apply_op(op):
@@ -35,15 +35,21 @@ def _positions(x):
     return keys, vals, i, j
 
 
+_PLAIN_OPS = (UnaryOp, BinaryOp, IndexUnaryOp)
+
+
 def apply(x, op, *, left=None, right=None, thunk=None, mask=None, accum=None, replace=False,
           out=None):
     """``out<mask> = accum(out, f(x))`` with f unary, ``op(left, x)``,
     ``op(x, right)`` or index-unary ``op(x, i, j, thunk)``."""
-    op = _resolve_apply_op(op)
-    check_replace(replace, "apply")
-    accum = prepare("apply", [("the input", x)], out, x.shape, x._is_vector, mask, accum)
+    if not (op.__class__ in _PLAIN_OPS and not op.is_user
+            and plain_vector_call(x, out, mask, accum, replace)):
+        # (else the checks below would raise nothing and resolve no accum)
+        op = _resolve_apply_op(op)
+        check_replace(replace, "apply")
+        accum = prepare("apply", [("the input", x)], out, x.shape, x._is_vector, mask, accum)
+        check_user_op(op, x._be, "apply")
     be = x._be
-    check_user_op(op, be, "apply")
     if isinstance(op, UnaryOp):
         if left is not None or right is not None or thunk is not None:
             raise InvalidValue("apply: a UnaryOp takes no left/right/thunk")

@@ -53,7 +53,9 @@ def vector_assign(w, value, indices=None, *, mask=None, accum=None, replace=Fals
             # where it owns them: Vector._update_dense), without their
             # general set-up
             idx, vals = value._view()   # (sparse: the keys and values, handed out)
-            w._update_dense(idx, idx, w._be.cast(vals, w.dtype),
+            # (nothing to clear first: the positions that would lose their
+            # entry are the ones that take F's)
+            w._update_dense(idx[:0], idx, w._be.cast(vals, w.dtype),
                             min(w.size, w._nv_hi + idx.shape[0]))
             return w
         if (value._form == "sparse" and w._form == "sparse" and not w._be.dense_vectors

@@ -3,7 +3,7 @@ computed or written, so a failing call leaves ``out`` untouched."""
 from ..device import same_device
 from ..dtypes import lookup
 from ..errors import DimensionMismatch, InvalidValue, MissingKernel
-from ..mask import check_mask
+from ..mask import Mask, check_mask
 from ..operators import predefined
 from ..operators.core import BinaryOp, Monoid, Semiring
 from ..vector import Vector
@@ -27,6 +27,25 @@ def prepare(what, operands, out, out_shape, out_is_vector, mask, accum):
         objs.append(("mask", mask.parent))
     same_device(what, *objs)
     return resolve_accum(accum)
+
+
+def plain_vector_call(x, out, mask, accum, replace):
+    """True when a call on the Vector ``x`` with these arguments is one that
+    :func:`prepare` and :func:`check_replace` accept as they are (no out,
+    no accum, ``replace=False``, no mask or a mask of a Vector of ``x``'s
+    size on its device) -- an operation may then skip them: they would
+    raise nothing and resolve no accum.  (SSSP's rounds make thousands of
+    such calls; each check costs microseconds of host time.)  The caller
+    still checks its other operands and its operator."""
+    if (out is not None or accum is not None or replace is not False
+            or x.__class__ is not Vector):
+        return False
+    if mask is None:
+        return True
+    if mask.__class__ is not Mask:
+        return False
+    p = mask.parent
+    return p.__class__ is Vector and p.size == x.size and p._be is x._be
 
 
 def finish(out, T, dtype, shape, be, mask, accum, replace, is_vector, masked=False):

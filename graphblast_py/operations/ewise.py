@@ -11,8 +11,9 @@ import numpy as np
 from .. import dtypes
 from ..errors import DimensionMismatch, InvalidValue
 from ..results import DenseVectorResult, SparseResult
-from ..vector import DENSE_FRACTION
-from .common import as_binary, check_replace, check_user_op, finish, prepare
+from ..operators.core import BinaryOp
+from ..vector import DENSE_FRACTION, Vector
+from .common import as_binary, check_replace, check_user_op, finish, plain_vector_call, prepare
 from .output import _op, intersect, union
 
 
@@ -136,7 +137,8 @@ def _at_values(be, op, va, pa, vb, pb, dt, kind, ld, rd):
 
 
 def ewise_add(a, b, op, *, mask=None, accum=None, replace=False, out=None):
-    op, accum = _setup("ewise_add", a, b, op, out, mask, accum, replace)
+    if not _plain(a, b, op, out, mask, accum, replace):
+        op, accum = _setup("ewise_add", a, b, op, out, mask, accum, replace)
     be = a._be
     dt = op.out_dtype(a.dtype, b.dtype)
     mk = _mask_first(a, b, op, mask)
@@ -205,7 +207,8 @@ def _minmax_into_out(be, op, a, b, out, dt):
 
 
 def ewise_mult(a, b, op, *, mask=None, accum=None, replace=False, out=None):
-    op, accum = _setup("ewise_mult", a, b, op, out, mask, accum, replace)
+    if not _plain(a, b, op, out, mask, accum, replace):
+        op, accum = _setup("ewise_mult", a, b, op, out, mask, accum, replace)
     be = a._be
     dt = op.out_dtype(a.dtype, b.dtype)
     mk = _mask_first(a, b, op, mask)
@@ -224,9 +227,19 @@ def ewise_mult(a, b, op, *, mask=None, accum=None, replace=False, out=None):
     return finish(out, T, dt, a.shape, be, mask, accum, replace, a._is_vector)
 
 
+def _plain(a, b, op, out, mask, accum, replace):
+    """True when :func:`_setup` would raise nothing and return ``(op,
+    None)``: two Vectors of one size on one device, a predefined BinaryOp
+    and a call :func:`~.common.plain_vector_call` accepts."""
+    return (op.__class__ is BinaryOp and not op.is_user and b.__class__ is Vector
+            and plain_vector_call(a, out, mask, accum, replace)
+            and b.size == a.size and b._be is a._be)
+
+
 def ewise_union(a, b, op, left_default, right_default, *, mask=None, accum=None, replace=False,
                 out=None):
-    op, accum = _setup("ewise_union", a, b, op, out, mask, accum, replace)
+    if not _plain(a, b, op, out, mask, accum, replace):
+        op, accum = _setup("ewise_union", a, b, op, out, mask, accum, replace)
     for name, v in (("left_default", left_default), ("right_default", right_default)):
         if v is None or hasattr(v, "shape") and getattr(v, "shape", ()) != ():
             raise InvalidValue(f"ewise_union: {name} must be a scalar, got {v!r}")

@@ -77,6 +77,16 @@ def write(out, T, mask, accum, replace, masked=False):
         # allows -- the general path below without its no-op steps (nothing
         # old to merge, nothing to accumulate)
         kt, vt = T.keys, be.cast(T.vals, out.dtype)
+        p = mask.parent
+        if not mask.structure and not mask.complement and p._is_vector:
+            own = p._values_at_own_keys(kt)
+            if own is not None:
+                # the mask vector stored at T's keys: the entries where its
+                # value is truthy, in one pass where the backend has one
+                r = be.compress_truthy(kt, vt, own)
+                if r is not None:
+                    out._set_sparse(*r)
+                    return out
         keep = _allowed(be, mask, kt)
         out._set_sparse(kt[keep], vt[keep])
         return out

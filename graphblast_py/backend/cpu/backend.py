@@ -750,6 +750,11 @@ class CPUBackend(ArrayBackend):
         compare_at = _rowops().compare_at
         return compare_at(op.name, va, keys, dv, dp, default, swap)
 
+    def compress_truthy(self, keys, vals, flags):
+        """One numba pass (cpu/rowops.py ``compress_truthy``) instead of a
+        bool conversion and two selections (SSSP's ``t <better.V>``)."""
+        return _rowops().compress_truthy(keys, vals, flags)
+
     def take_checked(self, src, idx):
         """One numba pass (cpu/rowops.py ``take_checked``; parallel on long
         index arrays): the gather and the range check together."""

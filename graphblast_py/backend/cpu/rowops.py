@@ -646,6 +646,37 @@ _NO_FLAGS = np.zeros(1, dtype=np.bool_)
 
 
 @njit(cache=True)
+def _compress_truthy(keys, vals, flags, ko, vo):
+    k = 0
+    for i in range(keys.shape[0]):
+        ko[k] = keys[i]                 # (written always, kept when the
+        vo[k] = vals[i]                 #  flag is nonzero: no branch)
+        k += flags[i] != 0
+    return k
+
+
+def compress_truthy(keys, vals, flags):
+    """``(keys[f], vals[f])`` with ``f = flags != 0`` (NaN is nonzero) as
+    new arrays, in one pass; values of 8 bytes as they are, others by their
+    bits (1, 2 or 4 bytes); None for other input."""
+    n = keys.shape[0]
+    dt = vals.dtype
+    if (keys.dtype != np.int64 or dt.kind not in "biuf" or flags.dtype.kind not in "biuf"
+            or vals.shape != (n,) or flags.shape != (n,)):
+        return None
+    ko = np.empty(n + 1, dtype=np.int64)
+    vo = np.empty(n + 1, dtype=dt)
+    if dt.itemsize == 8:
+        k = _compress_truthy(keys, vals, flags, ko, vo)
+    else:
+        u = _UINT.get(dt.itemsize)
+        if u is None:
+            return None
+        k = _compress_truthy(keys, vals.view(u), flags, ko, vo.view(u))
+    return ko[:k], vo[:k]
+
+
+@njit(cache=True)
 def _sort_take_clear(touched, nt, flags, vals, idx, out, budget):
     # insertion sort of touched[:nt] into idx: linear on a nearly sorted
     # list (a frontier's touched outputs on a grid or mesh: neighbours in
