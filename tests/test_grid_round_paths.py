@@ -469,3 +469,38 @@ def test_compress_truthy(dt, ft):
         t = flags.astype(bool)
         assert np.array_equal(k, keys[t]) and k.dtype == np.int64
         assert np.array_equal(v, vals[t]) and v.dtype == vals.dtype
+
+
+@pytest.mark.parametrize("parallel", [False, True])
+@pytest.mark.parametrize("dt", ["int64", "int8", "uint64", "int32"])
+@pytest.mark.parametrize("name", ["min", "max"])
+def test_pull_accum_kernels(parallel, dt, name):
+    """rowops.pull_accum's serial and parallel row folds against a NumPy
+    loop: CSRs with empty rows (first, last, runs), rows longer than a
+    block, values at the type's extremes."""
+    from graphblast_py.backend.cpu import rowops
+    rng = np.random.default_rng(4)
+    info = np.iinfo(dt)
+    for nrows, ncols, dens in ((0, 3, 0.5), (1, 1, 1.0), (7, 5, 0.3), (300, 40, 0.05),
+                               (600, 600, 0.002), (3, 2000, 0.9)):
+        M = sp.random(nrows, ncols, density=dens, random_state=rng, format="csr")
+        if nrows > 2:
+            M = M.tolil()
+            M[0, :] = 0
+            M[nrows - 1, :] = 0
+            M = M.tocsr()
+            M.eliminate_zeros()
+        ip, ix = M.indptr.astype(np.int32), M.indices.astype(np.int32)
+        x = rng.integers(max(info.min, -100), min(info.max, 100), ncols, dtype=dt)
+        if ncols > 2:
+            x[0], x[1] = info.min, info.max
+        old = rng.integers(max(info.min, -100), min(info.max, 100), nrows, dtype=dt)
+        want = old.copy()
+        for r in range(nrows):
+            for c in ix[ip[r]:ip[r + 1]]:
+                want[r] = max(want[r], x[c]) if name == "max" else min(want[r], x[c])
+        for in_place in (False, True):
+            o = old.copy()
+            got = rowops.pull_accum(ip, ix, x, name, o, in_place, parallel)
+            assert np.array_equal(got, want) and got.dtype == want.dtype
+            assert (got is o) == in_place
