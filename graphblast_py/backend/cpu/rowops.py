@@ -629,11 +629,12 @@ def compare_at(name, va, keys, dv, dp, default, swap):
     va[i])``) as a new bool array, where ``d(k)`` is ``dv[k]`` where ``dp``
     (None: everywhere) is set and ``default`` elsewhere, and ``cmp`` the
     comparison ``name`` ("lt", "le", "gt", "ge", "eq", "ne"): one pass, no
-    gathered arrays.  ``va``, ``dv`` and ``default`` of one type (no
-    promotion); None for other input."""
+    gathered arrays.  ``va``, ``dv`` and ``default`` (a NumPy scalar) of
+    one type (no promotion); None for other input."""
     code = _CMP_CODES.get(name)
     if (code is None or va.dtype != dv.dtype or va.dtype.kind not in "biuf"
-            or np.asarray(default).dtype != va.dtype or va.shape != keys.shape
+            or not isinstance(default, np.generic) or default.dtype != va.dtype
+            or va.shape != keys.shape
             or (dp is not None and dp.dtype != np.bool_)):
         return None
     out = np.empty(keys.shape[0], dtype=np.bool_)
