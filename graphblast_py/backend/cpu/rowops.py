@@ -797,22 +797,13 @@ def minmax_where(name, x, y, p):
     return out
 
 
-@njit(cache=True, parallel=True)
-def _minmax_full_parallel(x, y, is_max, out):
-    if is_max:
-        for i in prange(x.shape[0]):
-            out[i] = max(x[i], y[i])
-    else:
-        for i in prange(x.shape[0]):
-            out[i] = min(x[i], y[i])
-
-
 def minmax_into(name, x, y, p, out):
     """``where(p, min(x, y), x)`` (``name`` "min"; "max": max; ``p`` None:
     every position) written into ``out`` (a new array when None), which may
     be ``x`` or ``y`` itself (each position is read before it is written),
-    in one pass (parallel on long vectors), for integer ``x`` and ``y`` of
-    one type; None otherwise.  Returns ``out``."""
+    in one pass (with ``p``: the pass of :func:`minmax_where`, parallel on
+    long vectors), for integer ``x`` and ``y`` of one type; None otherwise.
+    Returns ``out``."""
     n = x.shape[0]
     if (x.dtype != y.dtype or x.dtype.kind not in "iu" or x.ndim != 1 or y.shape != (n,)
             or (p is not None and (p.dtype != np.bool_ or p.shape != (n,)))
@@ -821,12 +812,13 @@ def minmax_into(name, x, y, p, out):
     if out is None:
         out = np.empty(n, dtype=x.dtype)
     if p is None:
-        if _dense_parallel(n):
-            _minmax_full_parallel(x, y, name == "max", out)
-        else:
-            # (NumPy's loop: numba's serial one does not vectorise when out
-            # is x or y itself, and was twice as slow then)
-            (np.maximum if name == "max" else np.minimum)(x, y, out=out)
+        # NumPy's serial loop at every length: numba's serial one does not
+        # vectorise when out is x or y itself (twice as slow), and a
+        # parallel one (0.11 against 0.47 ms at 10^6 on the quiet 2-core VM)
+        # waited several ms for a descheduled worker whenever another
+        # process held a core (connected components on the 1000x1000 grid
+        # 148 -> 375-490 ms with three such regions per iteration)
+        (np.maximum if name == "max" else np.minimum)(x, y, out=out)
     else:
         kernel = _minmax_where_parallel if _dense_parallel(n) else _minmax_where_serial
         kernel(x, y, p, name == "max", out)
@@ -872,22 +864,9 @@ def _take_checked_serial(src, idx, out):
     return 0
 
 
-@njit(cache=True, parallel=True)
-def _take_checked_parallel(src, idx, out):
-    n = src.shape[0]
-    bad = 0
-    for i in prange(idx.shape[0]):
-        j = idx[i]
-        if j < 0 or j >= n:
-            bad += 1
-            j = 0
-        out[i] = src[j]
-    return bad
-
-
 def take_checked(src, idx):
-    """``src[idx]`` as a new array in one pass (parallel on long index
-    arrays) that also checks every index is in ``[0, len(src))``; None when
+    """``src[idx]`` as a new array, every index checked to be in ``[0,
+    len(src))`` first (two vectorised serial loops, one call); None when
     one is not (nothing else is written: the caller reports it) or for
     arrays this pass does not take (it takes values of 1, 2, 4 or 8 bytes
     and 1-D signed integer indices)."""
@@ -896,8 +875,8 @@ def take_checked(src, idx):
             or idx.dtype.kind != "i" or src.shape[0] == 0):
         return None
     out = np.empty(idx.shape[0], dtype=src.dtype)
-    kernel = _take_checked_parallel if _dense_parallel(idx.shape[0]) else _take_checked_serial
-    if kernel(src.view(u), idx, out.view(u)):
+    # (serial at every length: see minmax_into on parallel regions)
+    if _take_checked_serial(src.view(u), idx, out.view(u)):
         return None
     return out
 
