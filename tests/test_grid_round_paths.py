@@ -504,3 +504,44 @@ def test_pull_accum_kernels(parallel, dt, name):
             got = rowops.pull_accum(ip, ix, x, name, o, in_place, parallel)
             assert np.array_equal(got, want) and got.dtype == want.dtype
             assert (got is o) == in_place
+
+
+@pytest.mark.parametrize("share", [0.25, 0.0, 1e-3, math.inf])
+@pytest.mark.parametrize("dt", ["float64", "int32", "bool"])
+def test_assign_merges_then_dense(share, dt):
+    """``w<F.S> = F`` repeated into a sparse w (SSSP's distances): the
+    sorted merges, then (once they have copied MERGE_DENSE_SHARE of w's
+    size; inf: never) the dense update, against a dict model; a vector
+    assigned into once stays sparse."""
+    from graphblast_py.operations import assign as AS
+    rng = np.random.default_rng(9)
+    n = 4000
+    saved = AS.MERGE_DENSE_SHARE
+    AS.MERGE_DENSE_SHARE = share
+    try:
+        w = gb.Vector(dt, n, device="cpu")
+        model = {}
+        forms = []
+        for step in range(60):
+            k = np.sort(rng.choice(n, rng.integers(0, 12), replace=False))
+            v = rng.integers(-3, 4, k.shape[0]).astype(dt)
+            F = gb.Vector.from_coo(k, v, size=n, dtype=dt, device="cpu")
+            before = len(model)
+            w.assign(F, mask=F.S)
+            for i, x in zip(k.tolist(), v.tolist()):
+                model[i] = x
+            forms.append((w.form, before))
+            idx, vals = w.to_coo()
+            assert idx.tolist() == sorted(model)
+            assert vals.tolist() == [model[i] for i in sorted(model)]
+            assert w.nvals == len(model) and w.dtype == np.dtype(dt)
+        if share == math.inf:       # dense only where the general rule makes it so
+            assert all(f == "sparse" or b >= n / 16 for f, b in forms)
+        elif share == 0.0:
+            assert forms[1][0] == "dense"
+        one = gb.Vector(dt, n, device="cpu")
+        one.assign(F, mask=F.S)
+        if share > 0:
+            assert one.form == "sparse"
+    finally:
+        AS.MERGE_DENSE_SHARE = saved

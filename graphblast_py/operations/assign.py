@@ -8,6 +8,8 @@ the region Z = C.  The mask covers all of C; ``out<mask, replace> = Z`` is
 then the one output rule (with no further accum).  Index lists must not
 repeat an index.
 """
+import weakref
+
 import numpy as np
 
 from ..errors import DimensionMismatch, InvalidIndex, InvalidValue
@@ -60,10 +62,19 @@ def vector_assign(w, value, indices=None, *, mask=None, accum=None, replace=Fals
             return w
         if (value._form == "sparse" and w._form == "sparse" and not w._be.dense_vectors
                 and w._nvals_estimate() < DENSE_FRACTION * w.size):
+            kf, vf = value._view()
+            if _merged_enough(w):
+                # w has been merged into often enough that its copies cost
+                # a dense form's build: it turns dense here (the update in
+                # a dense form built from its entries) and later updates
+                # write only F's positions (SSSP's distances on the
+                # 1000x1000 grid: ~110 merges of up to 60k entries each)
+                w._update_dense(kf[:0], kf, w._be.cast(vf, w.dtype),
+                                min(w.size, w._nv_hi + kf.shape[0]))
+                return w
             # both sparse (SSSP's first rounds): where _assign's key path and
             # the output rule's arrive, F's entries and w's others, by one
             # search and one merge of two sorted runs
-            kf, vf = value._view()
             kc, vc = w._sparse()
             w._assign_result(SparseResult(*_overwrite_sorted(w._be, kc, vc, kf,
                                                              w._be.cast(vf, w.dtype))))
@@ -120,6 +131,37 @@ def vector_assign(w, value, indices=None, *, mask=None, accum=None, replace=Fals
             note_growth(w, before, by)
         return w
     return _assign(w, value, (indices,), mask, accum, replace)
+
+
+# Entries the sorted merges of ``w<F.S> = F`` have copied per vector w
+# (keyed by id, kept while w lives): once they reach MERGE_DENSE_SHARE of
+# w's size, w turns dense -- a rent-or-buy rule: the merges (each copies
+# all of w's entries) never cost more than that share of a dense build
+# before the build is paid, and a vector assigned into once or twice stays
+# sparse.
+MERGE_DENSE_SHARE = 0.25
+_merge_owner = weakref.WeakValueDictionary()
+_merge_copied = {}
+
+
+def _merged_enough(w):
+    """Count a merge into the sparse ``w`` (its entries are copied) and
+    whether the merges have now copied ``MERGE_DENSE_SHARE`` of its
+    size."""
+    key = id(w)
+    if _merge_owner.get(key) is not w:
+        if len(_merge_copied) > 4096:       # entries of vectors gone
+            for k in [k for k in _merge_copied if k not in _merge_owner]:
+                del _merge_copied[k]
+        _merge_owner[key] = w
+        _merge_copied[key] = 0
+    c = _merge_copied[key] + w._nvals_estimate()
+    if c >= MERGE_DENSE_SHARE * w.size:
+        del _merge_copied[key]
+        del _merge_owner[key]
+        return True
+    _merge_copied[key] = c
+    return False
 
 
 def _overwrite_sorted(be, kc, vc, kf, vf):
