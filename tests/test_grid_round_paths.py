@@ -10,12 +10,18 @@ the GPU's, runs):
   a new array (``backend.minmax_into``); vectors that shared the old array
   keep their content;
 * ``extract`` by an index Vector with the gather and the range check in one
-  pass (``backend.take_checked``), the error of a bad index unchanged;
+  call (``backend.take_checked``), the error of a bad index unchanged;
 * ``backend.minmax`` (one pass) against NumPy;
+* ``rowops.pull_accum``'s serial and parallel row folds;
+* ``ewise_union`` of a comparison at ``x.S`` with a dense operand
+  (``backend.compare_at``), ``apply`` under a value mask stored at the
+  input's keys (``backend.compress_truthy``), the push's one-call sort of
+  its touched outputs (``PUSH_SORT_KERNEL``), ``w<F.S> = F`` turning a
+  sparse w dense after enough merges (``assign.MERGE_DENSE_SHARE``);
 * SSSP and connected components on graph families that break things
   (empty, one vertex, isolated vertices, grids, disconnected grids,
-  power-law, random) against SciPy and networkx, with the hooks on, off,
-  and with the parallel kernels forced on small inputs.
+  power-law, random, a path) against SciPy and networkx, with the hooks on,
+  off, and with the parallel kernels forced on small inputs.
 """
 import math
 
