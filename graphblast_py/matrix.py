@@ -255,7 +255,8 @@ class Matrix:
                                                     dtype=dtype, dup_op=dup_op, device=device)
         be = backend_for(device)
         if (be.dense_vectors and dup_op is None and _on_host(rows) and _on_host(cols)
-                and _on_host(values) and hasattr(rows, "__len__")
+                and _on_host(values)
+                and (isinstance(rows, (list, tuple)) or getattr(rows, "ndim", 0) == 1)
                 and len(rows) <= HOST_BUILD_MAX):
             # a few entries of host data for a device (FGLT's 16 x 16 net
             # transform): checked, sorted and built on the host by the same

@@ -577,3 +577,22 @@ def test_from_coo_index_checks(device):
             np.testing.assert_array_equal(host(v.to_coo()[0]), np.sort(idx))
             M = gb.Matrix.from_coo(arr, arr[::-1].copy(), 1, size, size, device=device)
             assert M.shape == (v.size, v.size) and M.nvals == len(idx)
+
+
+def test_matrix_from_coo_small_host_input(device):
+    """A few host entries for a device are built on the host and moved
+    (Matrix.from_coo): the same matrix and the same errors as a build on the
+    device's own path would give -- 0-d index arrays, duplicates, indices out
+    of range, an iso value."""
+    A = gb.Matrix.from_coo([0, 2, 1], [1, 0, 2], [5, 6, 7], 3, 4, device=device)
+    assert A.device == device and A.shape == (3, 4)
+    r, c, v = (host(x) for x in A.to_coo())
+    assert r.tolist() == [0, 1, 2] and c.tolist() == [1, 2, 0] and v.tolist() == [5, 7, 6]
+    I = gb.Matrix.from_coo(np.array([0, 1]), np.array([1, 0]), 3, device=device)
+    assert I.nvals == 2 and host(I.to_dense()).tolist() == [[0, 3], [3, 0]]
+    with pytest.raises(gb.InvalidIndex):
+        gb.Matrix.from_coo(np.array(1), np.array(2), np.array(5), 3, 3, device=device)
+    with pytest.raises(gb.InvalidValue):
+        gb.Matrix.from_coo([0, 0], [1, 1], [1, 2], 2, 2, device=device)
+    with pytest.raises(gb.IndexOutOfBound):
+        gb.Matrix.from_coo([0, 5], [1, 1], [1, 2], 2, 2, device=device)

@@ -103,8 +103,10 @@ def vector_assign(w, value, indices=None, *, mask=None, accum=None, replace=Fals
             # _assign's whole-vector path does for it (output rule: positions
             # of F take the scalar), without its general set-up: one scatter
             # of the scalar into w's own arrays (Vector._update_scalar).  A
-            # sparse w turns dense here when F comes from a traversal kernel
-            # (a long BFS: w is a levels/visited vector, dense by nature),
+            # sparse w turns dense here when F is the small frontier of a
+            # BFS-shaped step (a speculation link: w is a levels/visited
+            # vector, dense by nature; O(n) once, where each early level on
+            # the general path cost ~60 us on a 300^2 grid),
             # when the result may reach the dense fraction (the first big
             # level of a power-law BFS; the key path would sort it all) and
             # on a backend that keeps vectors dense (the GPU: _assign's

@@ -1170,7 +1170,10 @@ class GPUBackend(ArrayBackend):
         if (apres is not None or semiring.is_user or semiring.monoid.name != "plus"
                 or semiring.mult.name != "times" or out_dtype.kind != "i" or avals.ndim != 2
                 or avals.dtype != out_dtype or bv is None or bv.dtype != out_dtype
-                or bi.shape[0] != avals.shape[1] + 1):
+                or bi.shape[0] != avals.shape[1] + 1
+                or avals.shape[1] * ncols > max(avals.shape[0] * ncols, 1 << 20)):
+            # (B made dense must stay small next to the result: a short, wide
+            # A times a big sparse B is saxpy's)
             return None
         m, kdim = avals.shape
         self.check_alloc(m * ncols * out_dtype.itemsize, f"mxm: a dense {m} x {ncols} result")
