@@ -566,14 +566,28 @@ class CPUBackend(ArrayBackend):
                     a_iso=None):
         indptr, indices, pvals = P
         xidx, xvals = x
-        k = self._loop_kernels(semiring, out_dtype, self._iso_dtype(pvals, a_iso), xvals.dtype)
+        # what depends only on the operators, types and flags, worked out
+        # once (an SSSP round pushes with the same ones every time); an iso
+        # value that is not a NumPy scalar takes the long way
+        pk = None
+        if a_iso is None or isinstance(a_iso, np.generic):
+            pk = (semiring, out_dtype, None if pvals is None else pvals.dtype,
+                  None if a_iso is None else a_iso.dtype, xvals.dtype, swap, structure_only)
+            plan = self._push_plans.get(pk)
+        if pk is None or plan is None:
+            k = self._loop_kernels(semiring, out_dtype, self._iso_dtype(pvals, a_iso),
+                                   xvals.dtype)
+            cd = self._compute_dtype(semiring, out_dtype)
+            ra, rx = self._reads(semiring, swap)
+            keep = not structure_only and pvals is not None
+            ra = ra or keep
+            plan = (k, cd, ra, rx, keep)
+            if pk is not None and len(self._push_plans) < 1024:
+                self._push_plans[pk] = plan
+        k, cd, ra, rx, keep = plan
         if k is None:
             return super().spmspv_push(P, x, semiring, allowed, swap, out_dtype, n_out,
                                        structure_only=structure_only, a_iso=a_iso)
-        cd = self._compute_dtype(semiring, out_dtype)
-        ra, rx = self._reads(semiring, swap)
-        keep = not structure_only and pvals is not None
-        ra = ra or keep
         a = self._operand(pvals, ra, cd) if a_iso is None else self._iso_operand(a_iso, cd)
         xv = self._operand(xvals, True, cd) if rx else np.zeros(xidx.shape[0], dtype=cd)
         # the predefined kernels never raise: their dense accumulator is a
@@ -611,6 +625,7 @@ class CPUBackend(ArrayBackend):
         return idx, vals
 
     _ws = threading.local()
+    _push_plans = {}
 
     def _push_workspace(self, n, dtype):
         """(values, presence all False, touched) of length ``n`` for this
