@@ -6,6 +6,7 @@ from ..errors import DimensionMismatch, InvalidValue, MissingKernel
 from ..mask import Mask, check_mask
 from ..operators import predefined
 from ..operators.core import BinaryOp, Monoid, Semiring
+from ..results import SparseResult
 from ..vector import Vector
 from .output import resolve_accum, write
 
@@ -55,6 +56,11 @@ def finish(out, T, dtype, shape, be, mask, accum, replace, is_vector, masked=Fal
         if is_vector:
             # (the shape and type come from checked inputs: no checks again)
             out = Vector._new_empty(lookup(dtype), shape[0], be)
+            if T.__class__ is SparseResult and (mask is None or masked):
+                # the output rule's first case for a new vector (Z = T:
+                # nothing old, nothing left to test), without its tests
+                out._set_sparse(T.keys, be.cast(T.vals, out.dtype))
+                return out
         else:
             from ..matrix import Matrix
             out = Matrix(dtype, shape[0], shape[1], device=be.name)
