@@ -227,6 +227,9 @@ def ewise_mult(a, b, op, *, mask=None, accum=None, replace=False, out=None):
     return finish(out, T, dt, a.shape, be, mask, accum, replace, a._is_vector)
 
 
+_PY_SCALARS = frozenset((float, int, bool))
+
+
 def _plain(a, b, op, out, mask, accum, replace):
     """True when :func:`_setup` would raise nothing and return ``(op,
     None)``: two Vectors of one size on one device, a predefined BinaryOp
@@ -240,9 +243,11 @@ def ewise_union(a, b, op, left_default, right_default, *, mask=None, accum=None,
                 out=None):
     if not _plain(a, b, op, out, mask, accum, replace):
         op, accum = _setup("ewise_union", a, b, op, out, mask, accum, replace)
-    for name, v in (("left_default", left_default), ("right_default", right_default)):
-        if v is None or hasattr(v, "shape") and getattr(v, "shape", ()) != ():
-            raise InvalidValue(f"ewise_union: {name} must be a scalar, got {v!r}")
+    if not (left_default.__class__ in _PY_SCALARS and right_default.__class__ in _PY_SCALARS):
+        # (a Python float, int or bool passes these checks as it is)
+        for name, v in (("left_default", left_default), ("right_default", right_default)):
+            if v is None or hasattr(v, "shape") and getattr(v, "shape", ()) != ():
+                raise InvalidValue(f"ewise_union: {name} must be a scalar, got {v!r}")
     be = a._be
     dt = op.out_dtype(a.dtype, b.dtype)
     # each default is typed as its operand, with C casting (-1 as uint8 is 255)
