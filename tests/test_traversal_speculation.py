@@ -851,3 +851,23 @@ def test_checked_chain_rechecks_what_can_change(device, spec_on):
     f.vxm(B, semiring.any_pair, mask=~lv.S, replace=True, out=f)
     assert gb.stats()["counts"].get("vxm:speculated", 0) == 0
     np.testing.assert_array_equal(coo(f)[0], reach[d == 13])
+
+
+def test_kept_frontier_does_not_keep_the_matrix(device, spec_on):
+    """The frontier of a chain answered by a traversal keeps no strong
+    reference to the matrix (speculate.answer's ``checked`` is weak): once
+    the caller drops the matrix and the level vector, they are freed while
+    the frontier lives on."""
+    import gc
+    import weakref
+
+    def run():
+        A = matrix(grid(30, 30), device)
+        lv, f = _chain(A, spec_on, 12)
+        assert gb.stats()["counts"].get("vxm:speculated", 0) > 0
+        return f, weakref.ref(A), weakref.ref(lv)
+
+    gb.stats.reset()
+    f, a_ref, lv_ref = run()
+    gc.collect()
+    assert f.nvals > 0 and a_ref() is None and lv_ref() is None

@@ -55,6 +55,8 @@ takes the ordinary path; nothing is guessed.  ``gb.stats`` counts
 ``traversal:launched`` per kernel run (its history entry has the number of
 levels); a backend's ``speculate = False`` switches it all off.
 """
+import weakref
+
 from ..matrix import Matrix
 from ..results import SparseResult
 from ..stats import stats
@@ -190,9 +192,11 @@ class _Link:
         self.a_tok, self.swap, self.semiring, self.out_dtype = a_tok, swap, semiring, out_dtype
         self.streak, self.trav, self.k = streak, trav, k
         self.m_ver = self.out_ver = None
-        # (A, M) of the last call :func:`answer` checked in full and answered
-        # into the result itself: the next such call with the same objects
-        # skips the checks that cannot have changed (see answer)
+        # weak references to (A, M) of the last call :func:`answer` checked
+        # in full and answered into the result itself: the next such call
+        # with the same objects skips the checks that cannot have changed
+        # (see answer); weak, so that a frontier kept after its BFS does not
+        # keep the matrix alive
         self.checked = None
 
 
@@ -266,7 +270,7 @@ def answer(what, A, u, semiring, mask, replace, out, pull_input, swap):
         return None
     M = mask.parent
     ck = prev.checked
-    if (ck is not None and ck[0] is A and ck[1] is M and out is u and replace is True
+    if (ck is not None and ck[0]() is A and ck[1]() is M and out is u and replace is True
             and (pull_input is None or pull_input is M)
             and mask.complement and mask.structure):
         # the call before, with the same A and M, was checked in full and
@@ -321,7 +325,10 @@ def answer(what, A, u, semiring, mask, replace, out, pull_input, swap):
         # record, one level on (the fields a new link would have); the
         # checks above held for (A, M)
         link, prev.k = prev, k + 1
-        link.checked = (A, M) if replace is True else None
+        if replace is not True:
+            link.checked = None
+        elif ck is None or ck[0]() is not A or ck[1]() is not M:
+            link.checked = (weakref.ref(A), weakref.ref(M))
     else:
         link = _Link(tok, swap, semiring, out_dtype, 0, trav, k + 1)
     link.m_ver, link.out_ver = M._ver, out._ver
