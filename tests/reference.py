@@ -708,3 +708,46 @@ def from_lib(x):
         R.vals[rows, cols], R.present[rows, cols] = vals, True
     assert R.nvals == x.nvals, (R.nvals, x.nvals)
     return R
+
+
+# ------------------------------------------------------------ graph families
+def _symmetric_pattern(S):
+    """S + S' with unit values, zero diagonal, no stored zeros (SciPy CSR)."""
+    import scipy.sparse as sp
+    S = sp.csr_matrix(((S + S.T) > 0).astype(float))
+    S.setdiag(0)
+    S.eliminate_zeros()
+    return S.tocsr()
+
+
+def undirected_families():
+    """``(name, SciPy CSR)`` undirected unit-weight graphs that break things:
+    empty, one vertex, isolated vertices only, a grid, grids with isolated
+    vertices, power-law hubs (Kronecker 8), a random sparse graph, a path."""
+    import scipy.sparse as sp
+    import graphblast_py as gb
+    out = [("empty", sp.csr_matrix((0, 0))), ("one vertex", sp.csr_matrix((1, 1))),
+           ("isolated", sp.csr_matrix((6, 6)))]
+    g = gb.generators.grid2d(9, 13, device="cpu").to_scipy().tocsr()
+    out.append(("grid", g))
+    two = sp.block_diag([g, gb.generators.grid2d(4, 3, device="cpu").to_scipy(),
+                         sp.csr_matrix((3, 3))])
+    out.append(("grids and isolated", two.tocsr()))
+    k = gb.generators.kronecker(8, seed=2, device="cpu").to_scipy().tocsr()
+    out.append(("power-law", _symmetric_pattern(k)))
+    rng = np.random.default_rng(11)
+    out.append(("random", _symmetric_pattern(sp.random(80, 80, density=0.02,
+                                                       random_state=rng, format="csr"))))
+    path = sp.diags([np.ones(49), np.ones(49)], [-1, 1], shape=(50, 50))
+    out.append(("path", path.tocsr()))
+    return out
+
+
+def smallest_labels(S):
+    """Per vertex, the smallest vertex of its connected component (SciPy)."""
+    from scipy.sparse import csgraph
+    _, comp = csgraph.connected_components(S, directed=False)
+    smallest = {}
+    for v, c in enumerate(comp):
+        smallest.setdefault(c, v)
+    return [smallest[c] for c in comp]

@@ -237,39 +237,7 @@ def test_minmax_against_numpy(dt):
 
 
 # ---------------------------------------------------------------- whole algorithms
-def _families():
-    out = [("empty", sp.csr_matrix((0, 0))), ("one vertex", sp.csr_matrix((1, 1))),
-           ("isolated", sp.csr_matrix((6, 6)))]
-    g = gb.generators.grid2d(9, 13, device="cpu").to_scipy().tocsr()
-    out.append(("grid", g))
-    two = sp.block_diag([g, gb.generators.grid2d(4, 3, device="cpu").to_scipy(),
-                         sp.csr_matrix((3, 3))])
-    out.append(("grids and isolated", two.tocsr()))
-    k = gb.generators.kronecker(8, seed=2, device="cpu").to_scipy().tocsr()
-    k = ((k + k.T) > 0).astype(float)
-    k.setdiag(0)
-    k.eliminate_zeros()
-    out.append(("power-law", k.tocsr()))
-    rng = np.random.default_rng(11)
-    r = sp.random(80, 80, density=0.02, random_state=rng, format="csr")
-    r = ((r + r.T) > 0).astype(float)
-    r.setdiag(0)
-    r.eliminate_zeros()
-    out.append(("random", r.tocsr()))
-    path = sp.diags([np.ones(49), np.ones(49)], [-1, 1], shape=(50, 50))
-    out.append(("path", path.tocsr()))
-    return out
-
-
-_FAM = _families()
-
-
-def _smallest_labels(S):
-    _, comp = csgraph.connected_components(S, directed=False)
-    smallest = {}
-    for v, c in enumerate(comp):
-        smallest.setdefault(c, v)
-    return [smallest[c] for c in comp]
+_FAM = R.undirected_families()
 
 
 @pytest.mark.parametrize("mode", ["on", "off", "parallel"])
@@ -285,7 +253,7 @@ def test_cc_and_sssp_on_families(name, S, mode):
         if n == 0:
             assert labels.shape == (0,)
             return
-        assert labels.tolist() == _smallest_labels(S)
+        assert labels.tolist() == R.smallest_labels(S)
         G = nx.from_scipy_sparse_array(S)
         for comp in nx.connected_components(G):     # networkx agrees on the partition
             assert len({int(labels[v]) for v in comp}) == 1

@@ -255,25 +255,10 @@ def test_push_results_sorted_and_equal_to_pull(k):
                 B.PUSH_STABLE_SORT = saved
 
 
-def _graphs():
-    """(name, scipy csr) undirected test graphs with unit weights."""
-    out = [("empty", sp.csr_matrix((0, 0))), ("one vertex", sp.csr_matrix((1, 1))),
-           ("isolated", sp.csr_matrix((5, 5)))]
-    g = gb.generators.grid2d(6, 7, device="cpu").to_scipy().tocsr()
-    out.append(("grid", g))
-    two = sp.block_diag([g, gb.generators.grid2d(3, 3, device="cpu").to_scipy(),
-                         sp.csr_matrix((4, 4))])
-    out.append(("two grids and isolated", two.tocsr()))
-    rng = np.random.default_rng(3)
-    r = sp.random(60, 60, density=0.03, random_state=rng, format="csr")
-    r = ((r + r.T) > 0).astype(float)
-    r.setdiag(0)
-    r.eliminate_zeros()
-    out.append(("random sparse", r.tocsr()))
-    return out
+_GRAPHS = R.undirected_families()
 
 
-@pytest.mark.parametrize("name,S", _graphs(), ids=[g[0] for g in _graphs()])
+@pytest.mark.parametrize("name,S", _GRAPHS, ids=[g[0] for g in _GRAPHS])
 def test_sssp_and_cc_against_scipy(name, S):
     n = S.shape[0]
     S = sp.csr_matrix(S, dtype=np.float64)
@@ -288,12 +273,8 @@ def test_sssp_and_cc_against_scipy(name, S):
             assert np.array_equal(got, ref), (name, src)
     labels = gb.algorithms.connected_components(A).to_dense()
     if n:
-        _, ref = csgraph.connected_components(S, directed=False)
         # label = smallest vertex of the component
-        smallest = {}
-        for v, c in enumerate(ref):
-            smallest.setdefault(c, v)
-        assert labels.tolist() == [smallest[c] for c in ref]
+        assert labels.tolist() == R.smallest_labels(S)
     else:
         assert labels.shape == (0,)
 
