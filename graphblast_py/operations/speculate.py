@@ -282,11 +282,8 @@ def answer(what, A, u, semiring, mask, replace, out, pull_input, swap):
         be = A._be
         if not be.speculate:
             return None
-        d = A._derived
-        tok = d.get(_TOKEN) if d is not None else None
-        if tok is None or not _continues(prev, u, M, tok, swap, semiring):
-            return None
-        out_dtype, n = prev.out_dtype, A.nrows
+        n = A.nrows
+        full = False
     else:
         if type(A) is not Matrix:
             return None
@@ -304,14 +301,15 @@ def answer(what, A, u, semiring, mask, replace, out, pull_input, swap):
         if replace is not True and (replace is not False
                                     or (out is not None and not out._is_empty_fresh())):
             return None
-        d = A._derived
-        tok = d.get(_TOKEN) if d is not None else None
-        if tok is None or not _continues(prev, u, M, tok, swap, semiring):
-            return None
-        out_dtype = prev.out_dtype
-        if semiring.out_dtype(*((u.dtype, A.dtype) if swap else (A.dtype, u.dtype))) \
-                != out_dtype:
-            return None
+        full = True
+    d = A._derived
+    tok = d.get(_TOKEN) if d is not None else None
+    if tok is None or not _continues(prev, u, M, tok, swap, semiring):
+        return None
+    out_dtype = prev.out_dtype
+    if full and semiring.out_dtype(*((u.dtype, A.dtype) if swap else (A.dtype, u.dtype))) \
+            != out_dtype:
+        return None                     # (the semiring is the link's: _continues)
     k = prev.k
     if k > trav.nlev and not trav.complete:
         return None                     # past a traversal that stopped early
