@@ -326,8 +326,7 @@ class Vector:
         the vector's."""
         zv, zp = self._writable()
         zp[clear] = False
-        zv[keys] = vals
-        zp[keys] = True
+        self._be.copy_at(zv, zp, keys, vals)
         self._set_dense(zv, zp, bound=bound)
         self._own = True
 

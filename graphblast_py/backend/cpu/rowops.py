@@ -532,7 +532,8 @@ def copy_at(vals, pres, keys, src):
     path): values that are not numbers of 1, 2, 4 or 8 bytes, ``src`` of
     another type or length, or arrays of other shapes."""
     u = _UINT.get(vals.dtype.itemsize)
-    if (u is None or vals.dtype.kind not in "biuf" or src.dtype != vals.dtype
+    if (u is None or vals.dtype.kind not in "biuf" or not isinstance(src, np.ndarray)
+            or not isinstance(keys, np.ndarray) or src.dtype != vals.dtype
             or pres is None or pres.dtype != np.bool_ or vals.ndim != 1
             or pres.shape != vals.shape or keys.ndim != 1 or keys.dtype.kind not in "iu"
             or src.shape != keys.shape):
