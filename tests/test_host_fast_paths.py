@@ -284,7 +284,7 @@ def test_sssp_and_cc_against_scipy(name, S):
 def test_minmax_where_paths(data):
     """``mxv(..., accum=min/max, out=full)`` and ``ewise_add(min/max)`` with
     one full operand (connected components' calls): the one-pass kernel
-    (signed integers of one type) and NumPy's passes (other types) against
+    (``minmax_into``: integers of one type) and NumPy's passes (other types) against
     the model, serial and parallel lengths."""
     from graphblast_py.backend.cpu import rowops
     d = data.draw

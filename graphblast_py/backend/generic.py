@@ -98,13 +98,6 @@ class ArrayBackend(SparseMixin, EwiseMixin, ReduceMixin, MatVecMixin, SpgemmMixi
     def count_nonzero(self, a):
         return int(self.xp.count_nonzero(a))
 
-    def minmax_where(self, op, x, y, p, out_dtype):
-        """``where(p, op(x, y), x)`` in ``out_dtype`` for a commutative
-        ``op`` as one pass where the backend has one (CPU: min/max on
-        signed integers); None here (the caller computes it with the
-        operator and a ``where``)."""
-        return None
-
     def compare_at(self, op, va, keys, dv, dp, default, swap):
         """The predefined comparison ``op`` of ``va[i]`` (values at the
         sorted ``keys``) with a dense operand there (``dv``, presence ``dp``

@@ -158,7 +158,7 @@ def ewise_add(a, b, op, *, mask=None, accum=None, replace=False, out=None):
             # both, else the full one's -- one pass where the backend has
             # one (connected components' hooking)
             full, other, p = (av, bv, bp) if ap is None else (bv, av, ap)
-            vals = be.minmax_where(op, full, other, p, dt)
+            vals = be.minmax_into(op, full, other, p, dt, None)
             if vals is not None:
                 return finish(out, DenseVectorResult(vals, None), dt, a.shape, be, mask, accum,
                               replace, True)

@@ -209,7 +209,7 @@ def _write_dense_vector(out, T, mask, accum, replace, masked=False):
         if cp is None and tp is not None and tv.dtype == cv.dtype:
             # (one pass where the backend has one: connected components'
             # mxv with accum=min into a full vector)
-            zv = be.minmax_where(accum, cv, tv, tp, out.dtype)
+            zv = be.minmax_into(accum, cv, tv, tp, out.dtype, None)
         if zv is not None:
             pass
         elif cp is None and tp is None:

@@ -738,17 +738,6 @@ class CPUBackend(ArrayBackend):
         r = masked_merge(m, z, zp, c, cp)
         return r if r is not None else super().masked_merge(m, z, zp, c, cp)
 
-    def minmax_where(self, op, x, y, p, out_dtype):
-        """``where(p, op(x, y), x)`` in ``out_dtype`` for the predefined
-        ``min``/``max`` on signed integers of one type (the output rule's
-        accumulation into a full vector, ewise with one full operand:
-        connected components' hooking) in one numba pass (cpu/rowops.py)
-        instead of NumPy's two; None otherwise."""
-        if op.is_user or op.name not in ("min", "max") or x.dtype != out_dtype:
-            return None
-        minmax_where = _rowops().minmax_where
-        return minmax_where(op.name, x, y, p)
-
     def minmax(self, a):
         """One numba pass (cpu/rowops.py) instead
         of NumPy's two."""
@@ -779,7 +768,10 @@ class CPUBackend(ArrayBackend):
     def minmax_into(self, op, x, y, p, out_dtype, dst):
         """One numba pass (cpu/rowops.py ``minmax_into``; parallel on long
         vectors) for the predefined ``min``/``max`` on integers of one type
-        (exact: no rounding, no NaN); None otherwise."""
+        (exact: no rounding, no NaN) -- the output rule's accumulation into a
+        full vector and ewise with one full operand (connected components'
+        hooking), into a new array or over an operand -- instead of NumPy's
+        two passes; None otherwise."""
         if op.is_user or op.name not in ("min", "max") or x.dtype != out_dtype:
             return None
         minmax_into = _rowops().minmax_into

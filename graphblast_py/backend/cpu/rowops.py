@@ -783,27 +783,12 @@ def _minmax_where_parallel(x, y, p, is_max, out):
         _minmax_where_at(i, x, y, p, is_max, out)
 
 
-def minmax_where(name, x, y, p):
-    """``where(p, min(x, y), x)`` (``name`` "min"; "max": max) as a new
-    array, in one pass (parallel on long vectors), for signed integer ``x``
-    and ``y`` of one type and a bool ``p`` of their length; None otherwise
-    (the caller takes NumPy's passes: a min/max of x and y, then a where)."""
-    n = x.shape[0]
-    if (x.dtype != y.dtype or x.dtype.kind != "i" or p.dtype != np.bool_ or x.ndim != 1
-            or y.shape != (n,) or p.shape != (n,)):
-        return None
-    out = np.empty(n, dtype=x.dtype)
-    kernel = _minmax_where_parallel if _dense_parallel(n) else _minmax_where_serial
-    kernel(x, y, p, name == "max", out)
-    return out
-
-
 def minmax_into(name, x, y, p, out):
     """``where(p, min(x, y), x)`` (``name`` "min"; "max": max; ``p`` None:
     every position) written into ``out`` (a new array when None), which may
     be ``x`` or ``y`` itself (each position is read before it is written),
-    in one pass (with ``p``: the pass of :func:`minmax_where`, parallel on
-    long vectors), for integer ``x`` and ``y`` of one type; None otherwise.
+    in one pass (with ``p``: one numba pass, parallel on long vectors),
+    for integer ``x`` and ``y`` of one type; None otherwise.
     Returns ``out``."""
     n = x.shape[0]
     if (x.dtype != y.dtype or x.dtype.kind not in "iu" or x.ndim != 1 or y.shape != (n,)
