@@ -71,7 +71,7 @@ class Vector:
 
     _is_vector = True
     __slots__ = ("_be", "size", "dtype", "_form", "_i", "_v", "_p", "_pend", "_nvals",
-                 "_nv_hi", "_ver", "_own", "_grew", "_spec", "__weakref__")
+                 "_nv_hi", "_ver", "_own", "_grew", "_spec", "_merged", "__weakref__")
 
     def __new__(cls, *args, device=None, **kwargs):
         # a distributed layout (graphblast_py.dist) as the device makes its own vector type

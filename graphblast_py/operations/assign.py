@@ -8,8 +8,6 @@ the region Z = C.  The mask covers all of C; ``out<mask, replace> = Z`` is
 then the one output rule (with no further accum).  Index lists must not
 repeat an index.
 """
-import weakref
-
 import numpy as np
 
 from ..errors import DimensionMismatch, InvalidIndex, InvalidValue
@@ -135,34 +133,24 @@ def vector_assign(w, value, indices=None, *, mask=None, accum=None, replace=Fals
     return _assign(w, value, (indices,), mask, accum, replace)
 
 
-# Entries the sorted merges of ``w<F.S> = F`` have copied per vector w
-# (keyed by id, kept while w lives): once they reach MERGE_DENSE_SHARE of
-# w's size, w turns dense -- a rent-or-buy rule: the merges (each copies
-# all of w's entries) never cost more than that share of a dense build
-# before the build is paid, and a vector assigned into once or twice stays
-# sparse.
+# Entries the sorted merges of ``w<F.S> = F`` have copied, counted on w
+# itself (``Vector._merged``, kept across its stores): once they reach
+# MERGE_DENSE_SHARE of w's size, w turns dense -- a rent-or-buy rule: the
+# merges (each copies all of w's entries) never cost more than that share
+# of a dense build before the build is paid, and a vector assigned into
+# once or twice stays sparse.
 MERGE_DENSE_SHARE = 0.25
-_merge_owner = weakref.WeakValueDictionary()
-_merge_copied = {}
 
 
 def _merged_enough(w):
     """Count a merge into the sparse ``w`` (its entries are copied) and
     whether the merges have now copied ``MERGE_DENSE_SHARE`` of its
     size."""
-    key = id(w)
-    if _merge_owner.get(key) is not w:
-        if len(_merge_copied) > 4096:       # entries of vectors gone
-            for k in [k for k in _merge_copied if k not in _merge_owner]:
-                del _merge_copied[k]
-        _merge_owner[key] = w
-        _merge_copied[key] = 0
-    c = _merge_copied[key] + w._nvals_estimate()
+    c = getattr(w, "_merged", 0) + w._nvals_estimate()
     if c >= MERGE_DENSE_SHARE * w.size:
-        del _merge_copied[key]
-        del _merge_owner[key]
+        w._merged = 0
         return True
-    _merge_copied[key] = c
+    w._merged = c
     return False
 
 
