@@ -18,6 +18,7 @@ import numpy as np
 from numba import get_num_threads, njit, prange
 
 from .kernels import _mult
+from .traverse import sort_nearly_sorted
 
 # blocks per thread: blocks have about equal entries; more blocks, finer balance
 BLOCKS_PER_THREAD = 4
@@ -680,27 +681,12 @@ def compress_truthy(keys, vals, flags):
 
 @njit(cache=True)
 def _sort_take_clear(touched, nt, flags, vals, idx, out, budget):
-    # insertion sort of touched[:nt] into idx: linear on a nearly sorted
-    # list (a frontier's touched outputs on a grid or mesh: neighbours in
-    # order, a few pairs swapped); past ``budget`` moves the rest is sorted
-    # by numba's sort
-    moves = 0
-    i = 0
-    while i < nt:
-        v = touched[i]
-        j = i
-        while j > 0 and idx[j - 1] > v:
-            idx[j] = idx[j - 1]
-            j -= 1
-        moves += i - j
-        idx[j] = v
-        i += 1
-        if moves > budget:
-            break
-    if i < nt:
-        for t in range(i, nt):
-            idx[t] = touched[t]
-        idx[:nt].sort()
+    # touched[:nt] sorted into idx (traverse.sort_nearly_sorted: linear on a
+    # frontier's nearly sorted touched outputs on a grid or mesh), then the
+    # gather and the clearing
+    for t in range(nt):
+        idx[t] = touched[t]
+    sort_nearly_sorted(idx, 0, nt, budget)
     for t in range(nt):
         r = idx[t]
         out[t] = vals[r]

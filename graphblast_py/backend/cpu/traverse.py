@@ -14,13 +14,13 @@ from numba import njit
 
 
 @njit(cache=True, nogil=True)
-def _sort_level(a, lo, hi):   # pragma: no cover
-    """Sort ``a[lo:hi]`` in place.  A level found by scanning the sorted
-    level before it is often sorted already or nearly so (a grid's level is
-    found in order), so an insertion sort first, which gives up on a level
-    far from sorted (more shifts than a few per element) and sorts what it
-    has with the library's sort."""
-    budget = 4 * (hi - lo) + 16
+def sort_nearly_sorted(a, lo, hi, budget):   # pragma: no cover
+    """Sort ``a[lo:hi]`` in place: an insertion sort (linear on a list
+    sorted already or nearly so), which gives up after ``budget`` shifts
+    and sorts the range with the library's sort.  A BFS level found by
+    scanning the sorted level before it (a grid's comes out in order) and
+    a push's touched outputs on a grid or mesh (neighbours in order, a few
+    pairs swapped: cpu/rowops.py ``sort_take_clear``) are such lists."""
     for k in range(lo + 1, hi):
         x = a[k]
         m = k - 1
@@ -64,7 +64,7 @@ def _traverse(indptr, indices, start, visited, capacity, max_levels,
         if size == 0:
             complete = True
             break
-        _sort_level(order, offsets[nlev], tail)
+        sort_nearly_sorted(order, offsets[nlev], tail, 4 * (tail - offsets[nlev]) + 16)
         nlev += 1
         offsets[nlev] = tail
         if size > capacity or nlev >= max_levels:
