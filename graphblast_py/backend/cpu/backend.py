@@ -817,10 +817,9 @@ class CPUBackend(ArrayBackend):
 
     def copy_at(self, vals, pres, keys, src):
         """One numba pass over the keys (cpu/rowops.py: a BFS-with-parents
-        traversal's deferred parent copies) instead of two fancy-indexed
-        NumPy stores."""
-        from .rowops import copy_at
-        if not copy_at(vals, pres, keys, src):
+        traversal's deferred parent copies, ``Vector._update_dense``)
+        instead of two fancy-indexed NumPy stores."""
+        if not _rowops().copy_at(vals, pres, keys, src):
             super().copy_at(vals, pres, keys, src)
 
     def assign_where(self, vals, pres, m, s):
