@@ -1,13 +1,15 @@
 """The unmasked float pull of PageRank's iteration (``w A`` over plus_times
-on a dense w) on the GPU, three ways in one run: cuSPARSE's SpMV (the
-backend's ``CUSPARSE_PULL``), the backend's own warp-per-row kernel with the
-hub rows by a block each, and the hand-written cuSPARSE call of
-benchmarks/cupy_baselines.py (cupyx's ``A.T @ x`` with the transpose made
-once); on the iso (structure-only) Kronecker matrix
-and on the same matrix with float64 values.  Prints ms per vxm (median) and
-the largest relative difference from the baseline.
+on a dense w) on the GPU, several ways in one run: the structure-only
+kernel ``spmv_sum`` (the backend's ``SUM_PULL``; lanes per row by its rule,
+then forced to 2 ... 32), cuSPARSE's SpMV (``CUSPARSE_PULL``), the backend's
+own warp-per-row pull kernel with the hub rows by a block each, and the
+hand-written cuSPARSE call of benchmarks/cupy_baselines.py (cupyx's
+``A.T @ x`` with the transpose made once); on the iso (structure-only)
+Kronecker matrix and on the same matrix with float64 values, and on grids.
+Prints ms per vxm (median) and the largest relative difference from the
+baseline over all the ways.
 
-    python3 benchmarks/pull_variants.py [--scales 18 20 22] [--repeats 20]
+    python3 benchmarks/pull_variants.py [--scales 18 20 22] [--grids 1000] [--repeats 20]
 """
 import argparse
 import statistics
@@ -32,6 +34,7 @@ def per_call(fn, sync, repeats):
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--scales", type=int, nargs="*", default=[18, 20, 22])
+    p.add_argument("--grids", type=int, nargs="*", default=[1000])
     p.add_argument("--repeats", type=int, default=20)
     args = p.parse_args()
     import cupy as cp
@@ -39,10 +42,18 @@ def main():
     be = backend.get("gpu")
     sync = be.synchronize
     print(f"device: {be.device_name()}")
-    print(f"{'graph':<8} {'values':<7} {'cusparse':>9} {'own kernel':>10} {'baseline':>9} "
-          f"{'own/base':>8} {'max rel diff':>12}")
-    for scale in args.scales:
-        A = gb.generators.kronecker(scale, seed=1, device="gpu")
+    ways = [("sum", dict(SUM_PULL=True, SUM_PULL_LANES=None))] + \
+        [(f"sum{k}", dict(SUM_PULL=True, SUM_PULL_LANES=k)) for k in (2, 4, 8, 16, 32)] + \
+        [("cusparse", dict(SUM_PULL=False, CUSPARSE_PULL=True)),
+         ("own", dict(SUM_PULL=False, CUSPARSE_PULL=False))]
+    print(f"{'graph':<10} {'values':<7} {'lanes':>5} " + " ".join(f"{k:>8}" for k, _ in ways)
+          + f" {'baseline':>8} {'sum/base':>8} {'sum/cusp':>8} {'max rel diff':>12}")
+    graphs = [(f"kron{s}", lambda s=s: gb.generators.kronecker(s, seed=1, device="gpu"))
+              for s in args.scales] + \
+             [(f"grid{k}", lambda k=k: gb.generators.grid2d(k, k, device="gpu"))
+              for k in args.grids]
+    for name, make in graphs:
+        A = make()
         n = A.nrows
         w = gb.Vector.from_dense(cp.random.default_rng(1).random(n), device="gpu")
         ip, ix, _ = A._csr(False)
@@ -53,21 +64,25 @@ def main():
             x = w.to_dense()
             t_base = per_call(lambda: ST @ x, sync, args.repeats)
             ref = ST @ x
-            res = {}
-            saved = be.CUSPARSE_PULL
+            res, worst = {}, 0.0
+            saved = {k: getattr(be, k) for k in ("SUM_PULL", "SUM_PULL_LANES", "CUSPARSE_PULL")}
             try:
-                for k, on in (("cusparse", True), ("own", False)):
-                    be.CUSPARSE_PULL = on
+                for k, settings in ways:
+                    for attr, v in settings.items():
+                        setattr(be, attr, v)
                     res[k] = per_call(lambda: w.vxm(M, semiring.plus_times), sync, args.repeats)
                     got = w.vxm(M, semiring.plus_times).to_dense()
                     d = float(cp.max(cp.abs(got - ref) / cp.maximum(cp.abs(ref), 1e-300)))
-                    res[k + "_d"] = d
+                    worst = max(worst, d)
+                    for attr, v in saved.items():
+                        setattr(be, attr, v)
             finally:
-                be.CUSPARSE_PULL = saved
-            print(f"kron{scale:<4} {label:<7} {res['cusparse']:9.3f} {res['own']:10.3f} "
-                  f"{t_base:9.3f} {res['own'] / t_base:8.2f} "
-                  f"{max(res['cusparse_d'], res['own_d']):12.1e}")
-
+                for attr, v in saved.items():
+                    setattr(be, attr, v)
+            lanes = be._sum_lanes(ix.shape[0], n)
+            print(f"{name:<10} {label:<7} {lanes:>5} " + " ".join(f"{res[k]:8.3f}" for k, _ in ways)
+                  + f" {t_base:8.3f} {res['sum'] / t_base:8.2f} {res['sum'] / res['cusparse']:8.2f}"
+                  f" {worst:12.1e}")
 
 if __name__ == "__main__":
     main()

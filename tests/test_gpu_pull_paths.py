@@ -1,8 +1,10 @@
-"""Two GPU pull paths.  (1) The unmasked float plus_times pull through
-cuSPARSE (the GPU backend's _cusparse_pull): taken where it applies, equal
-to SciPy's product where it is taken (empty rows and columns, iso and valued
-matrices, mxv and vxm, float32 and float64), and not taken where its
-conditions fail.  (2) Hub rows apart (_heavy_split, pull_block): equal to the CPU."""
+"""GPU pull paths.  (1) The unmasked float plus_times pull by the
+structure-only kernel spmv_sum (the GPU backend's _sum_pull, the default) and
+through cuSPARSE (_cusparse_pull, with SUM_PULL off): taken where they apply,
+equal to SciPy's product entry by entry where taken (empty rows and columns,
+hub rows, iso and valued matrices, mxv and vxm, float32 and float64, every
+lane count), and not taken where their conditions fail.  (2) Hub rows apart
+(_heavy_split, pull_block): equal to the CPU."""
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -16,6 +18,27 @@ pytestmark = pytest.mark.gpu
 @pytest.fixture
 def be():
     return backend.get("gpu")          # the module is marked gpu: skipped without one
+
+
+@pytest.fixture
+def no_sum(be, monkeypatch):
+    """The cuSPARSE pull's tests: spmv_sum off, so cuSPARSE takes the case."""
+    monkeypatch.setattr(type(be), "SUM_PULL", False)
+
+
+@pytest.fixture
+def sum_calls(be, monkeypatch):
+    """Counts the pulls spmv_sum answered."""
+    calls = []
+    real = type(be)._sum_pull
+
+    def counting(self, *a, **k):
+        out = real(self, *a, **k)
+        if out is not None:
+            calls.append(1)
+        return out
+    monkeypatch.setattr(type(be), "_sum_pull", counting)
+    return calls
 
 
 def _graph(seed, dtype):
@@ -39,7 +62,7 @@ def _kept(A, kind):
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("iso", [False, True])
 @pytest.mark.parametrize("which", ["mxv", "vxm"])
-def test_cusparse_pull_matches_scipy(be, dtype, iso, which):
+def test_cusparse_pull_matches_scipy(be, no_sum, dtype, iso, which):
     S = _graph(1, dtype)
     if iso:
         S.data[:] = 1
@@ -66,7 +89,7 @@ def test_cusparse_pull_matches_scipy(be, dtype, iso, which):
 
 
 @pytest.mark.parametrize("which", ["mxv", "vxm"])
-def test_cusparse_pull_rectangular(be, which):
+def test_cusparse_pull_rectangular(be, no_sum, which):
     """A matrix that is not square (300 x 70): the plan sizes its buffers
     from both dimensions."""
     rng = np.random.default_rng(8)
@@ -85,7 +108,7 @@ def test_cusparse_pull_rectangular(be, which):
     np.testing.assert_allclose(v, ref[lens > 0], rtol=1e-12)
 
 
-def test_cusparse_pull_not_taken(be):
+def test_cusparse_pull_not_taken(be, no_sum):
     """A mask, a vector with holes, a min monoid: the kernels run instead."""
     S = _graph(3, np.float64)
     A = gb.Matrix.from_scipy(S, device="gpu")
@@ -116,6 +139,7 @@ def test_hub_rows_apart_match_cpu(be, monkeypatch, sr, which, holes):
     holes)."""
     monkeypatch.setattr(type(be), "PULL_HEAVY_ROW", 8)
     monkeypatch.setattr(type(be), "CUSPARSE_PULL", False)
+    monkeypatch.setattr(type(be), "SUM_PULL", False)
     K = gb.generators.kronecker(9, seed=4, dtype=float, device="cpu")
     S = K.to_scipy()
     S.data = np.random.default_rng(5).random(S.nnz) + 0.25
@@ -133,7 +157,7 @@ def test_hub_rows_apart_match_cpu(be, monkeypatch, sr, which, holes):
     np.testing.assert_allclose(out["gpu"][1], out["cpu"][1], rtol=1e-12)
 
 
-def test_pull_caches_go_with_the_matrix(be):
+def test_pull_caches_go_with_the_matrix(be, no_sum):
     """The cuSPARSE plan and the hub-row split live in the matrix's cache:
     once the matrix is gone its device memory is free again (they were kept
     by the backend before, which held dead graphs' arrays on the GPU)."""
@@ -170,6 +194,7 @@ def test_pull_reads_packed_presence(be, monkeypatch, bits_min, sr, which, masked
     exit and without, under a complemented mask (BFS's pull) and without."""
     monkeypatch.setattr(type(be), "PULL_BITS_MIN", bits_min)
     monkeypatch.setattr(type(be), "CUSPARSE_PULL", False)
+    monkeypatch.setattr(type(be), "SUM_PULL", False)
     for n, make in ((1021, lambda d: gb.generators.erdos_renyi(1021, nedges=4000, seed=3,
                                                                  device=d)),
                     (512, lambda d: gb.generators.kronecker(9, seed=4, device=d))):
@@ -208,3 +233,117 @@ def test_packed_presence_kernel(be):
         got = cupy.asnumpy(be._pack_bits(cupy.asarray(p)))
         want = np.packbits(p, bitorder="little")
         np.testing.assert_array_equal(got, want)
+
+
+def _pr_graph(seed, dtype, n=700):
+    """A power-law graph with an empty row and an empty column, hub rows and
+    a hub column of more than 1024 entries (the default PULL_HEAVY_ROW) and
+    rows of many lengths in between; values in [0.5, 1.5)."""
+    rng = np.random.default_rng(seed)
+    K = gb.generators.kronecker(10, seed=seed, device="cpu").to_scipy().tocsr()
+    S = sp.lil_matrix((n + 1500, n + 1500), dtype=dtype)
+    S[:1024, :1024] = K
+    S[1100, :1400] = 1                             # hub rows longer than 1024
+    S[1101, :] = 1
+    S[:1300, 1104] = 1                             # a hub column (a hub row of A')
+    S[:, 1102] = 0                                 # an empty column
+    S[1103, :] = 0                                 # an empty row
+    S = S.tocsr()
+    S.data = (rng.random(S.nnz) + 0.5).astype(dtype)
+    return S
+
+
+@pytest.mark.parametrize("lanes", [None, 2, 4, 8, 16, 32])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("iso", [False, True])
+@pytest.mark.parametrize("which", ["mxv", "vxm"])
+def test_sum_pull_matches_scipy(be, monkeypatch, sum_calls, lanes, dtype, iso, which):
+    """spmv_sum answers the unmasked float plus_times pull over a full
+    vector: every entry equals SciPy's product, rows without entries have
+    no entry, hub rows (by pull_block) included, for every lane count."""
+    monkeypatch.setattr(type(be), "SUM_PULL_LANES", lanes)
+    S = _pr_graph(3, dtype)
+    n = S.shape[0]
+    if iso:
+        r, c = S.nonzero()
+        A = gb.Matrix.from_coo(r, c, True, n, n, device="gpu")
+        assert A.iso
+        S = sp.csr_matrix((np.ones(r.size, dtype), (r, c)), shape=(n, n))
+    else:
+        A = gb.Matrix.from_scipy(S, device="gpu")
+    x = np.random.default_rng(2).random(n).astype(dtype)
+    u = gb.Vector.from_dense(x, device="gpu")
+    if which == "mxv":
+        w, M = A.mxv(u, "plus_times", direction="pull"), S
+    else:
+        w, M = u.vxm(A, "plus_times", direction="pull"), S.T.tocsr()
+    assert sum_calls, "spmv_sum was not taken"
+    ref = (M.astype(np.float64) @ x.astype(np.float64))
+    lens = np.diff(M.indptr)
+    assert lens.max() > 1024 and (lens == 0).any()
+    i, v = (be.to_host(a) for a in w.to_coo())
+    assert np.array_equal(i, np.flatnonzero(lens > 0))
+    np.testing.assert_allclose(v, ref[lens > 0], rtol=2e-5 if dtype == np.float32 else 1e-12)
+
+
+@pytest.mark.parametrize("sr", ["plus_first", "plus_second"])
+@pytest.mark.parametrize("which", ["mxv", "vxm"])
+def test_sum_pull_projections(be, sum_calls, sr, which):
+    """plus_first / plus_second where the product is the vector's entry (the
+    matrix's values unread): each output is the sum of x over the row's
+    columns, or the sum of the matrix's values where they are the operand read."""
+    S = _pr_graph(4, np.float64)
+    n = S.shape[0]
+    A = gb.Matrix.from_scipy(S, device="gpu")
+    x = np.random.default_rng(5).random(n)
+    u = gb.Vector.from_dense(x, device="gpu")
+    M = S if which == "mxv" else S.T.tocsr()
+    w = A.mxv(u, sr, direction="pull") if which == "mxv" else u.vxm(A, sr, direction="pull")
+    reads_x = (sr == "plus_second") == (which == "mxv")
+    P = M.copy()
+    if reads_x:
+        P.data[:] = 1.0
+        ref = P @ x
+        assert sum_calls, "spmv_sum was not taken"
+    else:
+        ref = np.asarray(M.sum(axis=1)).ravel()     # the matrix's values, x ignored
+    lens = np.diff(M.indptr)
+    i, v = (be.to_host(a) for a in w.to_coo())
+    assert np.array_equal(i, np.flatnonzero(lens > 0))
+    np.testing.assert_allclose(v, ref[lens > 0], rtol=1e-12)
+
+
+def test_sum_pull_not_taken(be, sum_calls):
+    """A mask, a vector with holes, an integer product, a min monoid: the
+    other kernels run (and still equal SciPy)."""
+    S = _pr_graph(6, np.float64)
+    n = S.shape[0]
+    A = gb.Matrix.from_scipy(S, device="gpu")
+    x = np.random.default_rng(7).random(n)
+    full = gb.Vector.from_dense(x, device="gpu")
+    holes = gb.Vector.from_coo(np.arange(0, n, 3), x[::3], size=n, device="gpu")
+    A.mxv(full, "plus_times", mask=full.S, direction="pull")
+    A.mxv(full, "min_plus", direction="pull")
+    A.dup("int64").mxv(gb.Vector.from_dense(np.arange(n), device="gpu"), "plus_times",
+                       direction="pull")
+    w = A.mxv(holes, "plus_times", direction="pull")
+    assert not sum_calls
+    xs = np.zeros(n)
+    xs[::3] = x[::3]
+    i, v = (be.to_host(a) for a in w.to_coo())
+    np.testing.assert_allclose(v, (S @ xs)[i], rtol=1e-12)
+
+
+def test_sum_pull_pagerank_equals_networkx(be, sum_calls):
+    """PageRank on the GPU through spmv_sum equals networkx's, vertex by
+    vertex, on a power-law graph with isolated (dangling) vertices."""
+    import networkx as nx
+    from graphblast_py.algorithms import pagerank
+    S = _pr_graph(8, np.float64)
+    S.data[:] = 1.0
+    G = nx.from_scipy_sparse_array(S, create_using=nx.DiGraph)
+    ref = nx.pagerank(G, tol=1e-10)
+    got = pagerank(gb.Matrix.from_scipy(S, device="gpu"), tol=1e-10).to_dense()
+    assert sum_calls
+    np.testing.assert_allclose(be.to_host(got), [ref[i] for i in range(S.shape[0])],
+                               rtol=1e-6, atol=1e-12)

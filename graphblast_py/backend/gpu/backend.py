@@ -142,6 +142,12 @@ class GPUBackend(ArrayBackend):
     # the unmasked float (plus, times) pull through cuSPARSE (_cusparse_pull;
     # its plan is kept in the matrix's derived-data cache)
     CUSPARSE_PULL = True
+    # the same product by the structure-only kernel spmv_sum instead (an iso
+    # matrix's value compiled in: 4 bytes read per entry, not cuSPARSE's 4 + 8
+    # of the value array it needs); hub rows by pull_block.  SUM_PULL_LANES:
+    # lanes per row, None for the rule of _sum_lanes
+    SUM_PULL = True
+    SUM_PULL_LANES = None
     # an unmasked pull that does not stop early takes rows longer than this
     # (hubs) by a block each (pull_block) and the rest by the kernel over a
     # row list (0: off); Kronecker 22's hub rows hold up to 163 327 entries
@@ -689,8 +695,11 @@ class GPUBackend(ArrayBackend):
         every stored entry of R when R comes without values (an iso matrix);
         ``cache``: the matrix's dict for the hub-row split and the cuSPARSE
         plan (None: made for this call only)."""
-        done = self._cusparse_pull(R, x, semiring, rows, swap, out_dtype, structure_only,
-                                   a_iso, cache)
+        done = self._sum_pull(R, x, semiring, rows, swap, out_dtype, structure_only, a_iso,
+                              cache)
+        if done is None:
+            done = self._cusparse_pull(R, x, semiring, rows, swap, out_dtype, structure_only,
+                                       a_iso, cache)
         if done is not None:
             return done
         if not self._kernel_ok(semiring):
@@ -800,6 +809,93 @@ class GPUBackend(ArrayBackend):
             cache[key] = split
         return split
 
+    def _plus_pull_case(self, R, x, semiring, rows, swap, out_dtype, structure_only, a_iso):
+        """For an unmasked pull of a (plus, times) or (plus, x-only
+        projection) product in float32/float64 over a vector with every entry
+        present (PageRank's product): ("vals", R's values) or ("iso", the
+        value every entry of R multiplies by); else None (another path)."""
+        if rows is not None or not structure_only:
+            return None
+        mult, mon = semiring.mult, semiring.monoid
+        if mon.is_user or mon.name != "plus" or mult.is_user or mult.positional is not None:
+            return None
+        out_dtype = np.dtype(out_dtype)
+        xvals, xpres = x
+        if out_dtype not in (np.dtype(np.float32), np.dtype(np.float64)) or \
+                xpres is not None or xvals.dtype != out_dtype or xvals.ndim != 1:
+            return None
+        rvals = R[2]
+        if R[1].shape[0] == 0:
+            return None
+        ra, rx = self._reads(semiring, swap)
+        if mult.name == "times" and ra and rx:
+            if rvals is not None:
+                return ("vals", rvals) if rvals.dtype == out_dtype else None
+            return None if a_iso is None else ("iso", out_dtype.type(a_iso))
+        if mult.name in ("first", "second") and rx and not ra:
+            return "iso", out_dtype.type(1)      # the product is x itself
+        return None
+
+    def _sum_lanes(self, nnz, nrows):
+        """Lanes per row of spmv_sum: the power of two nearest half the mean
+        row length, from 2 to 32 (None: SUM_PULL_LANES)."""
+        if self.SUM_PULL_LANES:
+            return int(self.SUM_PULL_LANES)
+        mean = nnz / max(nrows, 1)
+        lanes = 2
+        while lanes < 32 and lanes * 2 <= mean / 2:
+            lanes *= 2
+        return lanes
+
+    def _sum_pull(self, R, x, semiring, rows, swap, out_dtype, structure_only, a_iso,
+                  cache=None):
+        """PageRank's product (the case of :meth:`_plus_pull_case`) by
+        spmv_sum: structure only (an iso matrix's value compiled in), a
+        group of lanes per row, the hub rows (longer than PULL_HEAVY_ROW) by
+        pull_block; two launches, no fill, nothing waits on the device
+        (the hub list is found once per matrix and kept in ``cache``).
+        Returns (outv, outp) or None when the case does not apply."""
+        if not self.SUM_PULL:
+            return None
+        case = self._plus_pull_case(R, x, semiring, rows, swap, out_dtype, structure_only,
+                                    a_iso)
+        if case is None:
+            return None
+        tag, value = case
+        out_dtype = np.dtype(out_dtype)
+        indptr, indices, rvals = R
+        xvals = _c(x[0])
+        nrows = indptr.shape[0] - 1
+        read_a = tag == "vals"
+        ta = rvals.dtype if read_a else out_dtype
+        iso = None if read_a else value
+        lanes = self._sum_lanes(indices.shape[0], nrows)
+        key = ("spmv_sum", semiring.monoid, semiring.mult, ta, xvals.dtype, out_dtype,
+               indptr.dtype, indices.dtype, bool(swap), _iso_key(iso), lanes)
+        build = lambda: K.spmv_sum_source(semiring, ta, xvals.dtype, out_dtype,  # noqa: E731
+                                          indptr.dtype, indices.dtype, swap, lanes, iso)
+        fn = self._fn(key, build, "spmv_sum")
+        heavy = None
+        if self.PULL_HEAVY_ROW:
+            split = self._heavy_split(indptr, cache)
+            heavy = None if split is None else split[1]
+        with _OOM("the pull SpMV output", nrows):
+            outv = cupy.empty(nrows, dtype=out_dtype)     # read only where outp is set
+            outp = cupy.empty(nrows, dtype=bool)
+        ip, ix = _c(indptr), _c(indices)
+        av = _c(rvals) if read_a else self._dummy(ta)
+        limit = self.PULL_HEAVY_ROW if heavy is not None else indices.shape[0]
+        fn(_grid_capped(nrows * lanes), (K.BLOCK,),
+           (ip, ix, av, np.int32(read_a), xvals, np.int64(nrows), np.int64(limit), outv, outp))
+        if heavy is not None:
+            fb = self._fn(key, build, "pull_block")
+            fb((int(min(heavy.shape[0], 1 << 16)),), (K.BLOCK,),
+               (ip, ix, av, np.int32(read_a), xvals, np.int32(1), self._dummy(_BOOL),
+                np.int32(0), heavy, np.int64(heavy.shape[0]), outv, outp))
+        ra, _ = self._reads(semiring, swap)
+        self.last_kernel = ("pull", ra, False, False)
+        return outv, outp
+
     def _cusparse_pull(self, R, x, semiring, rows, swap, out_dtype, structure_only, a_iso,
                        cache=None):
         """The unmasked pull of a (plus, times) or (plus, x-only projection)
@@ -810,33 +906,18 @@ class GPUBackend(ArrayBackend):
         cuSPARSE plan (the matrix descriptor, the work buffer and, for an
         iso matrix or a projection, a value array) is kept in the matrix's
         ``cache``, so it goes with the matrix (None: made for this call)."""
-        if not self.CUSPARSE_PULL or rows is not None or not structure_only:
+        if not self.CUSPARSE_PULL:
             return None
-        mult, mon = semiring.mult, semiring.monoid
-        if mon.is_user or mon.name != "plus" or mult.is_user or mult.positional is not None:
+        case = self._plus_pull_case(R, x, semiring, rows, swap, out_dtype, structure_only,
+                                    a_iso)
+        if case is None:
+            return None
+        tag, value = case
+        indptr, indices, rvals = R
+        if indptr.dtype != np.int32 or indices.dtype != np.int32:
             return None
         out_dtype = np.dtype(out_dtype)
-        xvals, xpres = x
-        if out_dtype not in (np.dtype(np.float32), np.dtype(np.float64)) or \
-                xpres is not None or xvals.dtype != out_dtype or xvals.ndim != 1:
-            return None
-        indptr, indices, rvals = R
-        if indptr.dtype != np.int32 or indices.dtype != np.int32 or indices.shape[0] == 0:
-            return None
-        ra, rx = self._reads(semiring, swap)
-        if mult.name == "times" and ra and rx:
-            if rvals is not None:
-                if rvals.dtype != out_dtype:
-                    return None
-                tag, value = "vals", rvals
-            elif a_iso is not None:
-                tag, value = "iso", out_dtype.type(a_iso)
-            else:
-                return None
-        elif mult.name in ("first", "second") and rx and not ra:
-            tag, value = "iso", out_dtype.type(1)      # the product is x itself
-        else:
-            return None
+        xvals = x[0]
         nrows, ncols = indptr.shape[0] - 1, xvals.shape[0]
         key = ("cusparse", indptr.data.ptr, indices.data.ptr, nrows, ncols, indices.shape[0],
                out_dtype, tag, value.data.ptr if tag == "vals" else float(value))

@@ -429,6 +429,58 @@ def pull_block_source(semiring, ta, tx, tout, ip, ix, swap, a_iso=None):
     return pull_source(semiring, ta, tx, tout, ip, ix, swap, False, a_iso) + _PULL_BLOCK
 
 
+
+# an unmasked (plus, multiply) pull over a full input -- PageRank's product:
+# LANES lanes per row (a power of two up to 32, fixed per module), so a
+# warp walks 32 / LANES rows at once; the loop over the warp's rows is
+# uniform across the warp, so the group's shuffles run with every lane.
+# Rows longer than `heavy` are left to pull_block (their index list).  Every
+# other row is written: its sum where it has entries, outp[r] = row non-empty
+# (the input has an entry at every position), so the outputs need no fill.
+_SPMV_SUM = r"""
+extern "C" __global__ void spmv_sum(
+    const IP* __restrict__ indptr, const IX* __restrict__ indices,
+    const TA* __restrict__ avals, int read_a, const TX* __restrict__ xvals,
+    i64 nrows, i64 heavy, TOUT* __restrict__ outv, bool* __restrict__ outp)
+{
+    const int lane = threadIdx.x & (LANES - 1);
+    const i64 per_warp = 32 / LANES;
+    i64 nwarps = ((i64)gridDim.x * blockDim.x) >> 5;
+    i64 w = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    for (i64 base = w * per_warp; base < nrows; base += nwarps * per_warp) {
+        i64 r = base + ((threadIdx.x & 31) / LANES);
+        bool live = r < nrows;
+        i64 p0 = live ? (i64)indptr[r] : 0, p1 = live ? (i64)indptr[r + 1] : 0;
+        bool mine = live && p1 - p0 <= heavy;
+        TOUT acc = (TOUT)0;
+        if (mine) {
+#pragma unroll 4
+            for (i64 p = p0 + lane; p < p1; p += LANES) {
+                i64 c = (i64)indices[p];
+                acc = add_op(acc, prod_op(read_a ? avals[p] : A_ISO, xvals[c], r, c));
+            }
+        }
+        for (int d = LANES >> 1; d > 0; d >>= 1)
+            acc = add_op(acc, shfl_down_out_w(acc, d));
+        if (mine && lane == 0) {
+            outp[r] = p1 > p0;
+            if (p1 > p0) outv[r] = acc;
+        }
+    }
+}
+"""
+
+
+def spmv_sum_source(semiring, ta, tx, tout, ip, ix, swap, lanes, a_iso=None):
+    """``pull_block`` (for the hub rows) and ``spmv_sum`` with ``lanes``
+    lanes per row; the monoid must be ``plus`` (its identity is 0)."""
+    sh = _SHFL[_code(tout)]
+    return (pull_block_source(semiring, ta, tx, tout, ip, ix, swap, a_iso)
+            + f"#define LANES {int(lanes)}\n"
+            + "__device__ __forceinline__ TOUT shfl_down_out_w(TOUT v, int d) {\n"
+            + f"    return (TOUT)__shfl_down_sync(FULL_MASK, ({sh})v, d, LANES);\n}}\n"
+            + _SPMV_SUM)
+
 # ---------------------------------------------------------------- packed presence
 # bool presence -> one bit per position, little-endian within each byte (bit
 # c & 7 of byte c >> 3): what the pull kernels read with XBITS
