@@ -253,15 +253,25 @@ def _pr_graph(seed, dtype, n=700):
     return S
 
 
-@pytest.mark.parametrize("lanes", [None, 2, 4, 8, 16, 32])
+@pytest.mark.parametrize("lanes,short,heavy", [(None, 32, 1024), (2, 32, 1024), (4, 32, 1024),
+                                               (8, 32, 1024), (16, 32, 1024), (32, 32, 1024),
+                                               (None, 4, 64), (2, 4, 0), (None, 10**6, 1024),
+                                               (4, 64, 8)])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("iso", [False, True])
 @pytest.mark.parametrize("which", ["mxv", "vxm"])
-def test_sum_pull_matches_scipy(be, monkeypatch, sum_calls, lanes, dtype, iso, which):
+def test_sum_pull_matches_scipy(be, monkeypatch, sum_calls, lanes, short, heavy, dtype, iso,
+                                which):
     """spmv_sum answers the unmasked float plus_times pull over a full
     vector: every entry equals SciPy's product, rows without entries have
-    no entry, hub rows (by pull_block) included, for every lane count."""
+    no entry, for every lane count and every binning of the rows (short rows
+    by a group of lanes, longer ones by a warp, hub rows by pull_block; no
+    hub bin with PULL_HEAVY_ROW 0; one bin when no row is longer than
+    SUM_SHORT_ROW; a hub threshold below the short one)."""
     monkeypatch.setattr(type(be), "SUM_PULL_LANES", lanes)
+    monkeypatch.setattr(type(be), "SUM_SHORT_ROW", short)
+    monkeypatch.setattr(type(be), "PULL_HEAVY_ROW", heavy)
+    monkeypatch.setattr(type(be), "SUM_PULL_MAX_ROW", None)     # power-law rows too
     S = _pr_graph(3, dtype)
     n = S.shape[0]
     if iso:
@@ -288,10 +298,11 @@ def test_sum_pull_matches_scipy(be, monkeypatch, sum_calls, lanes, dtype, iso, w
 
 @pytest.mark.parametrize("sr", ["plus_first", "plus_second"])
 @pytest.mark.parametrize("which", ["mxv", "vxm"])
-def test_sum_pull_projections(be, sum_calls, sr, which):
+def test_sum_pull_projections(be, monkeypatch, sum_calls, sr, which):
     """plus_first / plus_second where the product is the vector's entry (the
     matrix's values unread): each output is the sum of x over the row's
     columns, or the sum of the matrix's values where they are the operand read."""
+    monkeypatch.setattr(type(be), "SUM_PULL_MAX_ROW", None)
     S = _pr_graph(4, np.float64)
     n = S.shape[0]
     A = gb.Matrix.from_scipy(S, device="gpu")
@@ -313,9 +324,10 @@ def test_sum_pull_projections(be, sum_calls, sr, which):
     np.testing.assert_allclose(v, ref[lens > 0], rtol=1e-12)
 
 
-def test_sum_pull_not_taken(be, sum_calls):
-    """A mask, a vector with holes, an integer product, a min monoid: the
-    other kernels run (and still equal SciPy)."""
+def test_sum_pull_not_taken(be, monkeypatch, sum_calls):
+    """A mask, a vector with holes, an integer product, a min monoid, a
+    matrix with rows longer than SUM_PULL_MAX_ROW: the other kernels run
+    (and still equal SciPy)."""
     S = _pr_graph(6, np.float64)
     n = S.shape[0]
     A = gb.Matrix.from_scipy(S, device="gpu")
@@ -328,18 +340,39 @@ def test_sum_pull_not_taken(be, sum_calls):
                        direction="pull")
     w = A.mxv(holes, "plus_times", direction="pull")
     assert not sum_calls
+    got = A.mxv(full, "plus_times", direction="pull")
+    assert not sum_calls              # the default SUM_PULL_MAX_ROW: a power-law graph, cuSPARSE
+    monkeypatch.setattr(type(be), "SUM_PULL_MAX_ROW", 100)
+    got = A.mxv(full, "plus_times", direction="pull")
+    assert not sum_calls                           # a row of 2199 entries: cuSPARSE
+    i, v = (be.to_host(a) for a in got.to_coo())
+    np.testing.assert_allclose(v, (S @ x)[i], rtol=1e-12)
+    monkeypatch.setattr(type(be), "SUM_PULL_MAX_ROW", 5000)
+    A.mxv(full, "plus_times", direction="pull")
+    assert sum_calls
     xs = np.zeros(n)
     xs[::3] = x[::3]
     i, v = (be.to_host(a) for a in w.to_coo())
     np.testing.assert_allclose(v, (S @ xs)[i], rtol=1e-12)
 
 
-def test_sum_pull_pagerank_equals_networkx(be, sum_calls):
+@pytest.mark.parametrize("graph", ["power-law", "grid"])
+def test_sum_pull_pagerank_equals_networkx(be, monkeypatch, sum_calls, graph):
     """PageRank on the GPU through spmv_sum equals networkx's, vertex by
-    vertex, on a power-law graph with isolated (dangling) vertices."""
+    vertex: on a power-law graph with vertices without out-edges (spmv_sum
+    forced) and, with the default settings, on a grid with an isolated
+    vertex (its rows are short: spmv_sum is the default there)."""
     import networkx as nx
     from graphblast_py.algorithms import pagerank
-    S = _pr_graph(8, np.float64)
+    if graph == "power-law":
+        monkeypatch.setattr(type(be), "SUM_PULL_MAX_ROW", None)
+        S = _pr_graph(8, np.float64)
+    else:
+        G0 = gb.generators.grid2d(30, 40, device="cpu").to_scipy().tolil().astype(np.float64)
+        G0[17, :] = 0
+        G0[:, 17] = 0
+        S = G0.tocsr()
+        S.eliminate_zeros()
     S.data[:] = 1.0
     G = nx.from_scipy_sparse_array(S, create_using=nx.DiGraph)
     ref = nx.pagerank(G, tol=1e-10)

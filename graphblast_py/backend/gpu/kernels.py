@@ -434,35 +434,37 @@ def pull_block_source(semiring, ta, tx, tout, ip, ix, swap, a_iso=None):
 # LANES lanes per row (a power of two up to 32, fixed per module), so a
 # warp walks 32 / LANES rows at once; the loop over the warp's rows is
 # uniform across the warp, so the group's shuffles run with every lane.
-# Rows longer than `heavy` are left to pull_block (their index list).  Every
-# other row is written: its sum where it has entries, outp[r] = row non-empty
-# (the input has an entry at every position), so the outputs need no fill.
+# Rows: all of them (all_rows) or the list `rows` (the backend bins rows by
+# length, so that the rows a warp walks together are alike and no group
+# waits on a long row: short rows by a few lanes, longer ones by a warp,
+# hub rows by pull_block).  Every row it walks is written: its sum where it
+# has entries, outp[r] = row non-empty (the input has an entry at every
+# position), so the outputs need no fill.
 _SPMV_SUM = r"""
 extern "C" __global__ void spmv_sum(
     const IP* __restrict__ indptr, const IX* __restrict__ indices,
     const TA* __restrict__ avals, int read_a, const TX* __restrict__ xvals,
-    i64 nrows, i64 heavy, TOUT* __restrict__ outv, bool* __restrict__ outp)
+    const i64* __restrict__ rows, int all_rows, i64 nlist,
+    TOUT* __restrict__ outv, bool* __restrict__ outp)
 {
     const int lane = threadIdx.x & (LANES - 1);
     const i64 per_warp = 32 / LANES;
     i64 nwarps = ((i64)gridDim.x * blockDim.x) >> 5;
     i64 w = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
-    for (i64 base = w * per_warp; base < nrows; base += nwarps * per_warp) {
-        i64 r = base + ((threadIdx.x & 31) / LANES);
-        bool live = r < nrows;
+    for (i64 base = w * per_warp; base < nlist; base += nwarps * per_warp) {
+        i64 t = base + ((threadIdx.x & 31) / LANES);
+        bool live = t < nlist;
+        i64 r = live ? (all_rows ? t : rows[t]) : 0;
         i64 p0 = live ? (i64)indptr[r] : 0, p1 = live ? (i64)indptr[r + 1] : 0;
-        bool mine = live && p1 - p0 <= heavy;
         TOUT acc = (TOUT)0;
-        if (mine) {
 #pragma unroll 4
-            for (i64 p = p0 + lane; p < p1; p += LANES) {
-                i64 c = (i64)indices[p];
-                acc = add_op(acc, prod_op(read_a ? avals[p] : A_ISO, xvals[c], r, c));
-            }
+        for (i64 p = p0 + lane; p < p1; p += LANES) {
+            i64 c = (i64)indices[p];
+            acc = add_op(acc, prod_op(read_a ? avals[p] : A_ISO, xvals[c], r, c));
         }
         for (int d = LANES >> 1; d > 0; d >>= 1)
             acc = add_op(acc, shfl_down_out_w(acc, d));
-        if (mine && lane == 0) {
+        if (live && lane == 0) {
             outp[r] = p1 > p0;
             if (p1 > p0) outv[r] = acc;
         }
