@@ -1,13 +1,13 @@
 """The unmasked float pull of PageRank's iteration (``w A`` over plus_times
 on a dense w) on the GPU, several ways in one run: the structure-only
-kernel ``spmv_sum`` (the backend's ``SUM_PULL``; lanes per row by its rule,
-then forced to 2 ... 32), cuSPARSE's SpMV (``CUSPARSE_PULL``), the backend's
+kernel ``spmv_sum`` (the backend's ``SUM_PULL``, forced on every graph;
+lanes per short row by its rule, then 2 ... 32), cuSPARSE's SpMV (``CUSPARSE_PULL``), the backend's
 own warp-per-row pull kernel with the hub rows by a block each, and the
 hand-written cuSPARSE call of benchmarks/cupy_baselines.py (cupyx's
 ``A.T @ x`` with the transpose made once); on the iso (structure-only)
 Kronecker matrix and on the same matrix with float64 values, and on grids.
-Prints ms per vxm (median) and the largest relative difference from the
-baseline over all the ways.
+``default`` is the backend's own choice.  Prints ms per vxm (median) and the
+largest relative difference from the baseline over all the ways.
 
     python3 benchmarks/pull_variants.py [--scales 18 20 22] [--grids 1000] [--repeats 20]
 """
@@ -42,8 +42,9 @@ def main():
     be = backend.get("gpu")
     sync = be.synchronize
     print(f"device: {be.device_name()}")
-    ways = [("sum", dict(SUM_PULL=True, SUM_PULL_LANES=None))] + \
-        [(f"sum{k}", dict(SUM_PULL=True, SUM_PULL_LANES=k)) for k in (2, 4, 8, 16, 32)] + \
+    forced = dict(SUM_PULL=True, SUM_PULL_MAX_ROW=None)
+    ways = [("default", {}), ("sum", dict(forced, SUM_PULL_LANES=None))] + \
+        [(f"sum{k}", dict(forced, SUM_PULL_LANES=k)) for k in (2, 4, 8, 16, 32)] + \
         [("cusparse", dict(SUM_PULL=False, CUSPARSE_PULL=True)),
          ("own", dict(SUM_PULL=False, CUSPARSE_PULL=False))]
     print(f"{'graph':<10} {'values':<7} {'lanes':>5} " + " ".join(f"{k:>8}" for k, _ in ways)
@@ -65,7 +66,8 @@ def main():
             t_base = per_call(lambda: ST @ x, sync, args.repeats)
             ref = ST @ x
             res, worst = {}, 0.0
-            saved = {k: getattr(be, k) for k in ("SUM_PULL", "SUM_PULL_LANES", "CUSPARSE_PULL")}
+            saved = {k: getattr(be, k) for k in ("SUM_PULL", "SUM_PULL_LANES", "SUM_PULL_MAX_ROW",
+                                                 "CUSPARSE_PULL")}
             try:
                 for k, settings in ways:
                     for attr, v in settings.items():
