@@ -171,6 +171,13 @@ class MatVecMixin:
         a = vals[pos] if ((ra or not structure_only) and vals is not None) else None
         return seg, col, (a if ra else None), a is not None, rx
 
+    def push_plan(self, P, semiring, out_dtype, a_iso, x_dtype, swap):
+        """A function ``run(P, xidx, xvals, n_out) -> (idx, vals) or None``
+        that pushes a sparse frontier without a mask, worked out once for
+        these operators and types (operations/mxv.py's plain push keeps it
+        with the matrix); None here: the ordinary :meth:`push` serves."""
+        return None
+
     def spmspv_push(self, P, x, semiring, allowed, swap, out_dtype, n_out, structure_only=True,
                     a_iso=None):
         """Push: for every stored x(c), scatter ``P(c, r) (*) x(c)`` into w(r),

@@ -39,7 +39,10 @@ from ..vector import Vector
 from ..stats import stats
 from ..results import SparseResult
 from . import speculate
+from ..dtypes import lookup
+from ..operators.core import Semiring
 from .common import as_semiring, check_replace, check_user_op, finish, prepare
+from .output import write
 
 EARLY_EXIT_FACTOR = 0.25
 
@@ -74,6 +77,15 @@ def _matvec(what, A, u, semiring, mask, accum, replace, out, direction, pull_inp
         # a later level of a traversal already computed: the lean path, taken
         # only where every check below would pass (operations/speculate.py)
         r = speculate.answer(what, A, u, semiring, mask, replace, out, pull_input, swap)
+        if r is not None:
+            return r
+    if (mask is None and out is None and accum is None and defaults and replace is False
+            and pull_input is None and direction.__class__ is str and direction == "auto"
+            and u.__class__ is Vector and A.__class__ is Matrix):
+        # a plain product of a small sparse vector (an SSSP round's ``t =
+        # f min.+ A``): the lean path, taken only where every check below
+        # would pass and the cost model would push
+        r = _plain_push(what, A, u, semiring, swap)
         if r is not None:
             return r
     if not defaults:
@@ -168,6 +180,77 @@ def _matvec(what, A, u, semiring, mask, accum, replace, out, direction, pull_inp
     if link is not None:
         speculate.end(out, mask.parent, link)
     return out
+
+
+def _plain_plan(A, u, semiring, swap, n_in, n_out):
+    """What a plain push of ``u``'s type through ``A`` with ``semiring``
+    needs that depends only on them (kept with A until it changes): the
+    output type, whether the kernel reads A's values, A's iso value for
+    the kernel, pull's cost without its per-row term and the longest row
+    of push's operand (None where the cost model does not use it)."""
+    out_dtype = semiring.out_dtype(*((u.dtype, A.dtype) if swap else (A.dtype, u.dtype)))
+    mult_reads_a = semiring.mult.reads_y if swap else semiring.mult.reads_x
+    a_iso = A.iso_value if mult_reads_a else None
+    reads_a = mult_reads_a and a_iso is None
+    nnz = A.nvals
+    per_row = nnz / max(n_out, 1)
+    if _exits(semiring, A.dtype, u.dtype):
+        per_row *= EARLY_EXIT_FACTOR
+    be = A._be
+    longest = None
+    if swap and be.exact_push_edges:
+        longest = _longest_row(A, True, A._csr(False)[0])
+    P = A._csr(reads_a) if swap else A._csc_arrays(reads_a)
+    run = be.push_plan(P, semiring, out_dtype, a_iso, u.dtype, swap)
+    return out_dtype, lookup(out_dtype), reads_a, a_iso, nnz, per_row, longest, run
+
+
+def _plain_push(what, A, u, semiring, swap):
+    """``u A`` (``A u``) with no mask, accum or out, the default switches
+    and direction "auto", for a sparse ``u`` where the cost model's first
+    test already chooses push: the ordinary path's result (the same kernel
+    and output) without its set-up -- the argument checks (each would pass:
+    a predefined Semiring object, sizes that agree, one device), the output
+    type, iso value and cost terms, which are worked out once per matrix
+    contents, semiring and ``u``'s type (``_plain_plan``).  None where any
+    of that does not hold (the ordinary path then runs)."""
+    be = A._be
+    if (u._be is not be or u._form != "sparse" or be.dense_vectors
+            or semiring.__class__ is not Semiring or semiring.is_user):
+        return None
+    n_in, n_out = (A.nrows, A.ncols) if swap else (A.ncols, A.nrows)
+    if u.size != n_in or n_out > 1 << 26:
+        return None
+    key = ("plain", swap, semiring, u.dtype)
+    d = A._derived
+    plan = d.get(key) if d is not None else None
+    if plan is None:
+        plan = A._cached(key, lambda: _plain_plan(A, u, semiring, swap, n_in, n_out))
+    out_dtype, out_dt, reads_a, a_iso, nnz, per_row, longest, run = plan
+    if nnz == 0:
+        return None
+    # _choose's push tests (no mask: every output row is allowed)
+    pull_cost = (per_row + be.pull_row_cost) * n_out
+    nv = u._nvals_estimate()
+    if longest is not None:
+        if not nv * longest * be.push_cost_weight < pull_cost:
+            return None
+    elif not nnz / max(n_in, 1) * nv * be.push_cost_weight < pull_cost:
+        return None
+    stats.record(what, "push")
+    P = A._csr(reads_a) if swap else A._csc_arrays(reads_a)
+    w = Vector._new_empty(out_dt, n_out, be)
+    xidx, xvals = u._idx, u._vals
+    r = run(P, xidx, xvals, n_out) if run is not None else None
+    if r is not None:
+        w._set_sparse(r[0], be.cast(r[1], out_dt))
+        return w
+    T = be.push(P, SparseResult(xidx, xvals), semiring, None, swap, out_dtype, n_out,
+                a_iso=a_iso)
+    if T.__class__ is SparseResult:
+        w._set_sparse(T.keys, be.cast(T.vals, out_dt))
+        return w
+    return write(w, T, None, None, False, False)
 
 
 def _pull_into(be, R, u, semiring, accum, out, out_dtype, swap):

@@ -624,6 +624,44 @@ class CPUBackend(ArrayBackend):
             outp[idx] = False
         return idx, vals
 
+    def push_plan(self, P, semiring, out_dtype, a_iso, x_dtype, swap):
+        """``run(P, xidx, xvals, n_out) -> (idx, vals)``: :meth:`spmspv_push`
+        without a mask (structure only) for this semiring, output type,
+        push operand ``P`` (its values' type), iso value and frontier type,
+        with everything that depends only on them worked out here, once,
+        and the push, sort and gather in one numba call
+        (``kernels.push_collect``); ``run`` returns None where it does not
+        apply to its arguments.  None for what the predefined kernels do not
+        compute (user operators: they may raise mid-way)."""
+        pvals = P[2]
+        if a_iso is not None and not isinstance(a_iso, np.generic):
+            return None
+        k = self._loop_kernels(semiring, out_dtype, self._iso_dtype(pvals, a_iso), x_dtype)
+        if k is None or k is not _kernel_module:
+            return None
+        cd = self._compute_dtype(semiring, out_dtype)
+        ra, rx = self._reads(semiring, swap)
+        read_a = bool(ra and pvals is not None)
+        iso = self._iso_operand(a_iso, cd) if a_iso is not None else None
+        addop, multop, is_any = semiring.monoid.opcode, semiring.mult.opcode, \
+            semiring.monoid.is_any
+        noflags = _placeholder(_BOOL)
+        operand = self._operand
+        sink = self._sink
+
+        def run(P, xidx, xvals, n_out):
+            if not PUSH_SORT_KERNEL or xvals.dtype != x_dtype:
+                return None
+            a = operand(P[2], ra, cd) if iso is None else iso
+            xv = (xvals if xvals.dtype == cd else xvals.astype(cd)) if rx else \
+                np.zeros(xidx.shape[0], dtype=cd)
+            outv, outp, touched = self._push_workspace(n_out, out_dtype)
+            r = k.push_collect(P[0], P[1], a, read_a, sink, xidx, xv, noflags, addop, multop,
+                               swap, is_any, outv, outp, touched, PUSH_SCAN_FRACTION)
+            self.last_kernel = ("push", read_a, None, False)
+            return r
+        return run
+
     _ws = threading.local()
     _push_plans = {}
 

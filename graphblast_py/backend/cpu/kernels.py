@@ -19,6 +19,8 @@ import types
 import numpy as np
 from numba import njit, prange
 
+from .traverse import sort_nearly_sorted
+
 # ---- BEGIN generated operator dispatch (python3 -m graphblast_py.backend.cpu.opgen)
 # The predefined operators' Python scalar expressions, by opcode.  The
 # operands arrive in the compute type; positional multiplies return the
@@ -335,6 +337,38 @@ def push(indptr, indices, pvals, read_p, keep_p, sink, xidx, xvals, allowed, has
     return _push_loop(indptr, indices, pvals, read_p, keep_p, sink, xidx, xvals, allowed,
                       has_allowed, addop, multop, swap, is_any, outv, outp, touched, _iprod,
                       _add)
+
+
+@njit(cache=True)
+def push_collect(indptr, indices, pvals, read_p, sink, xidx, xvals, noflags, addop, multop, swap,
+                 is_any, outv, outp, touched, scan_fraction):
+    """:func:`push` without a mask (``keep_p`` off) and the collection of its
+    result in the same call: the touched outputs sorted (an insertion sort
+    that gives up after a budget: linear on a grid's nearly sorted list, as
+    rowops.sort_take_clear), or, from ``1/scan_fraction`` of the outputs,
+    found by a pass over the flags (as rowops.compact_clear); their values
+    gathered and the accumulator's flags cleared.  Returns ``(idx, vals)``,
+    new arrays: one numba call for a plain push (an SSSP round's)."""
+    nt = push(indptr, indices, pvals, read_p, False, sink, xidx, xvals, noflags, False, addop,
+              multop, swap, is_any, outv, outp, touched)
+    n = outv.shape[0]
+    idx = np.empty(nt, np.int64)
+    vals = np.empty(nt, outv.dtype)
+    if nt * scan_fraction >= n:
+        k = 0
+        for i in range(n):
+            if outp[i]:
+                idx[k] = i
+                k += 1
+    else:
+        for t in range(nt):
+            idx[t] = touched[t]
+        sort_nearly_sorted(idx, 0, nt, 4 * nt + 64)
+    for t in range(nt):
+        r = idx[t]
+        vals[t] = outv[r]
+        outp[r] = False
+    return idx, vals
 
 
 @njit(inline="always", cache=True)

@@ -1,0 +1,304 @@
+"""More CPU short paths of the calls that SSSP rounds and connected-components
+(FastSV) iterations make on grids (issue 15 item 4), each against references
+written from the definitions (the dense model of tests/reference.py, SciPy,
+networkx) and against the general path (the hook switched off or not
+taken):
+
+* the plain push of ``u.vxm(A, s)`` / ``A.mxv(u, s)`` -- no mask, accum or
+  out, a sparse ``u`` the cost model pushes (``mxv._plain_push``, with its
+  plan kept on the matrix, and the CPU's ``push_plan``: push, sort and
+  gather in one numba call) -- on every semiring family and type, iso and
+  valued matrices, after the matrix changes, and with the errors of the
+  general path;
+* whole SSSP and connected components on the graph families that break
+  things, with every hook of this file on and off.
+"""
+import math
+
+import networkx as nx
+import numpy as np
+import pytest
+import scipy.sparse as sp
+import scipy.sparse.csgraph as csgraph
+from hypothesis import given, note, settings
+from hypothesis import strategies as st
+
+import graphblast_py as gb
+from graphblast_py import dtypes
+from graphblast_py.backend.generic import ArrayBackend
+from graphblast_py.errors import DimensionMismatch, InvalidValue
+from graphblast_py.operations import mxv as mxv_mod
+
+from . import reference as R
+
+_ref = R.defined_or_reject
+CPU = gb.backend.get("cpu")
+
+
+class _Spy:
+    """Counts the calls of ``mxv._plain_push`` that answered (did not fall
+    back to the general path)."""
+
+    def __init__(self, monkeypatch):
+        self.taken = 0
+        real = mxv_mod._plain_push
+
+        def spy(*a):
+            r = real(*a)
+            self.taken += r is not None
+            return r
+        monkeypatch.setattr(mxv_mod, "_plain_push", spy)
+
+
+class _NoPlan:
+    """Context: the CPU backend without ``push_plan`` (the generic one:
+    None, so the plain push goes through ``backend.push``) and, with
+    ``general``, without the plain push at all (the general path of
+    ``_matvec``, as before it)."""
+
+    def __init__(self, general=False):
+        self.general = general
+
+    def __enter__(self):
+        CPU.push_plan = ArrayBackend.push_plan.__get__(CPU)
+        self.saved = mxv_mod._plain_push
+        if self.general:
+            mxv_mod._plain_push = lambda *a: None
+        return self
+
+    def __exit__(self, *exc):
+        CPU.__dict__.pop("push_plan", None)
+        mxv_mod._plain_push = self.saved
+
+
+def _fresh(A):
+    """A copy of ``A`` (no plans kept from earlier calls)."""
+    return A.dup()
+
+
+def _random_matrix(d, m, n, dtype):
+    density = d(st.sampled_from([0.0, 0.1, 0.3, 0.7]))
+    seed = d(st.integers(0, 2 ** 16))
+    rng = np.random.default_rng(seed)
+    present = rng.random((m, n)) < density
+    vals = rng.integers(-3, 6, size=(m, n))
+    vals = vals.astype(dtype) if np.dtype(dtype) != np.bool_ else vals > 0
+    vals = np.where(present, vals, np.zeros((), dtype=vals.dtype)).astype(dtype)
+    return R.Ref(vals, present)
+
+
+SEMIRINGS = [("min", "plus"), ("plus", "times"), ("any", "pair"), ("min", "second"),
+             ("min", "first"), ("max", "first"), ("max", "second"), ("lor", "land"),
+             ("plus", "pair"), ("any", "secondi"), ("min", "firstj"), ("max", "minus"),
+             ("times", "plus"), ("min", "max")]
+
+
+# ---------------------------------------------------------------- the plain push
+@settings(max_examples=400, deadline=None)
+@given(data=st.data())
+def test_plain_push_against_the_model(data, monkeypatch):
+    """``u.vxm(A, s)`` and ``A.mxv(u, s)`` without mask, accum or out, on a
+    sparse ``u`` small enough that the cost model pushes: the model's result
+    (structure, values and type), the same as with the plan's kernel off and
+    as the general path."""
+    d = data.draw
+    m = d(st.integers(1, 12))
+    n = d(st.integers(1, 12))
+    ta = d(st.sampled_from(["float64", "int64", "int32", "bool", "float32", "int8"]))
+    tu = d(st.sampled_from(["float64", "int64", "bool", "int16"]))
+    add, mult = d(st.sampled_from(SEMIRINGS))
+    form = d(st.sampled_from(["sparse", "iso"]))
+    swap = d(st.booleans())
+    A_r = _random_matrix(d, m, n, ta)
+    if form == "iso":
+        A_r = R.make_iso(A_r)
+    u_r, _ = d(R.vectors(m if swap else n, tu, "sparse", "cpu",
+                         kinds=["few", "empty", "random"], few_max=2))
+    note(f"{add}_{mult} A {ta} {form} u {tu} {'vxm' if swap else 'mxv'}")
+    s = gb.semiring[f"{add}_{mult}"]
+    with np.errstate(all="ignore"):
+        T = _ref(R.vxm, u_r, A_r, add, mult) if swap else _ref(R.mxv, A_r, u_r, add, mult)
+        A = R.to_lib(A_r, form, "cpu")
+        u = R.to_lib(u_r, "sparse", "cpu")
+
+        def call():
+            return u.vxm(A, s) if swap else A.mxv(u, s)
+        spy = _Spy(monkeypatch)
+        got = call()
+        again = call()                      # the plan kept on A
+        with _NoPlan():
+            noplan = call()
+        with _NoPlan(general=True):
+            general = call()
+    for x in (got, again, noplan, general):
+        assert not R.equal(R.from_lib(x), T), R.equal(R.from_lib(x), T)
+    assert spy.taken <= 3
+
+
+@pytest.mark.parametrize("swap", [True, False])
+@pytest.mark.parametrize("sname", ["min_plus", "plus_times", "any_pair", "min_second",
+                                   "max_first", "plus_pair"])
+@pytest.mark.parametrize("dt", ["float64", "int64", "float32", "int32"])
+def test_plain_push_on_a_grid_is_taken_and_exact(swap, sname, dt, monkeypatch):
+    """On a weighted 30x40 grid (weights 1..7, not iso) and its unit-weight
+    (iso) copy: a frontier of a few vertices and one of a sorted diagonal
+    band take the plain push (counted), and give what the general path and
+    SciPy give; ``gb.stats`` records a push for each call."""
+    g = gb.generators.grid2d(30, 40, device="cpu")
+    S = g.to_scipy().tocsr().astype(dt)
+    S.data[:] = (np.arange(S.nnz) % 7 + 1).astype(dt)
+    Aw = gb.Matrix.from_scipy(S, device="cpu")
+    Ai = g.dup(dt)
+    s = gb.semiring[sname]
+    spy = _Spy(monkeypatch)
+    n = S.shape[0]
+    for A, M in ((Aw, S), (Ai, Ai.to_scipy().tocsr())):
+        for keys in ([0], [5, 77, 400, 1199], list(range(0, n, 41)), []):
+            keys = np.array(keys, dtype=np.int64)
+            vals = (keys % 5 + 1).astype(dt)
+            u = gb.Vector.from_coo(keys, vals, n, dtype=dt, device="cpu")
+            gb.stats.reset()
+            got = u.vxm(A, s) if swap else A.mxv(u, s)
+            assert gb.stats.counts[("vxm" if swap else "mxv", "push")] == 1
+            with _NoPlan(general=True):
+                want = u.vxm(A, s) if swap else A.mxv(u, s)
+            gi, gv = got.to_coo()
+            wi, wv = want.to_coo()
+            assert got.dtype == want.dtype
+            assert np.array_equal(gi, wi) and np.array_equal(gv, wv)
+            # SciPy: the product over the semiring, for the ones it has
+            Mu = M.T if swap else M
+            ud = np.zeros(n, dtype=np.float64)
+            ud[keys] = vals
+            reach = Mu.astype(bool).astype(np.int64) @ np.isin(np.arange(n), keys)
+            assert np.array_equal(gi, np.flatnonzero(reach))
+            if sname == "plus_times":
+                ref = Mu.astype(np.float64) @ ud
+                assert np.allclose(gv, ref[gi])
+            if sname == "min_plus" and keys.size:
+                C = sp.coo_matrix(Mu)
+                best = np.full(n, np.inf)
+                np.minimum.at(best, C.row, np.where(np.isin(C.col, keys),
+                                                    C.data + ud[C.col], np.inf))
+                assert np.allclose(gv, best[gi])
+    assert spy.taken == 8
+
+
+def test_plain_push_follows_matrix_changes():
+    """The plan kept on the matrix is dropped when the matrix changes: new
+    values, a new entry, a new type of ``u``, an iso matrix made valued."""
+    A = gb.Matrix.from_coo([0, 0, 1, 2, 3], [1, 2, 3, 3, 0], 1.0, 5, 5, device="cpu")
+    u = gb.Vector.from_coo([0], 2.0, 5, device="cpu")
+    assert u.vxm(A, gb.semiring.min_plus).to_coo()[1].tolist() == [3.0, 3.0]
+    A[0, 2] = 5.0                                   # no longer iso
+    assert u.vxm(A, gb.semiring.min_plus).to_coo()[1].tolist() == [3.0, 7.0]
+    A[0, 4] = -1.0                                  # a new entry
+    w = u.vxm(A, gb.semiring.min_plus)
+    assert w.to_coo()[0].tolist() == [1, 2, 4] and w.to_coo()[1].tolist() == [3.0, 7.0, 1.0]
+    ui = gb.Vector.from_coo([0], 2, 5, dtype=dtypes.INT64, device="cpu")
+    w = ui.vxm(A, gb.semiring.min_plus)
+    assert w.dtype == np.float64 and w.to_coo()[1].tolist() == [3.0, 7.0, 1.0]
+    w = A.mxv(gb.Vector.from_coo([3], 1.0, 5, device="cpu"), gb.semiring.plus_times)
+    assert w.to_coo()[0].tolist() == [1, 2] and w.to_coo()[1].tolist() == [1.0, 1.0]
+    A[3, 0] = 4.0
+    w = A.mxv(gb.Vector.from_coo([0], 1.0, 5, device="cpu"), gb.semiring.plus_times)
+    assert w.to_coo()[0].tolist() == [3] and w.to_coo()[1].tolist() == [4.0]
+
+
+def test_plain_push_errors_unchanged():
+    """What the general path raises, the plain call raises too (the lean
+    path declines anything it does not check)."""
+    A = gb.generators.grid2d(4, 4, device="cpu")
+    u = gb.Vector.from_coo([0], 1.0, 15, device="cpu")
+    with pytest.raises(DimensionMismatch):
+        u.vxm(A, gb.semiring.min_plus)
+    with pytest.raises(DimensionMismatch):
+        A.mxv(u, gb.semiring.min_plus)
+    u = gb.Vector.from_coo([0], 1.0, 16, device="cpu")
+    with pytest.raises(InvalidValue):
+        u.vxm(A, gb.binary.plus)
+    with pytest.raises(InvalidValue):
+        u.vxm(A, gb.semiring.min_plus, direction="sideways")
+    # a semiring by name takes the general path and gives the same result
+    a = u.vxm(A, "min_plus").to_coo()
+    b = u.vxm(A, gb.semiring.min_plus).to_coo()
+    assert all(np.array_equal(x, y) for x, y in zip(a, b))
+
+
+def test_plain_push_empty_and_one_vertex():
+    for n in (0, 1):
+        A = gb.Matrix(dtypes.FP64, n, n, device="cpu")
+        u = gb.Vector(dtypes.FP64, n, device="cpu")
+        assert u.vxm(A, gb.semiring.min_plus).nvals == 0
+        assert A.mxv(u, gb.semiring.plus_times).nvals == 0
+    A = gb.Matrix.from_coo([0], [0], 2.5, 1, 1, device="cpu")       # a self-loop
+    u = gb.Vector.from_coo([0], 1.0, 1, device="cpu")
+    assert u.vxm(A, gb.semiring.min_plus).to_coo()[1].tolist() == [3.5]
+    assert A.mxv(u, gb.semiring.plus_times).to_coo()[1].tolist() == [2.5]
+
+
+def test_plain_push_user_semiring_takes_the_general_path(monkeypatch):
+    """A user-defined operator never takes the plain push (its kernel may
+    raise mid-way and needs fresh arrays); the result is the general path's."""
+    spy = _Spy(monkeypatch)
+    try:
+        plus2 = gb.binary["gr_more_plus2"]
+    except Exception:
+        plus2 = gb.BinaryOp.register("gr_more_plus2", lambda x, y: x + y + 2, "x + y + 2")
+    s = gb.Semiring(gb.monoid.min, plus2)
+    A = gb.generators.grid2d(5, 5, device="cpu").dup(dtypes.FP64)
+    u = gb.Vector.from_coo([0, 6], [1.0, 2.0], 25, device="cpu")
+    got = u.vxm(A, s)
+    assert spy.taken == 0
+    ref = u.vxm(A, gb.semiring.min_plus)
+    assert np.array_equal(got.to_coo()[0], ref.to_coo()[0])
+    assert np.array_equal(got.to_coo()[1], ref.to_coo()[1] + 2)
+
+
+# ---------------------------------------------------------------- whole algorithms
+_FAM = R.undirected_families()
+
+
+@pytest.mark.parametrize("mode", ["on", "noplan", "general"])
+@pytest.mark.parametrize("name,S", _FAM, ids=[f[0] for f in _FAM])
+def test_sssp_and_cc_on_families(name, S, mode):
+    n = S.shape[0]
+    S = sp.csr_matrix(S, dtype=np.float64)
+    S.data[:] = 1.0
+    ctx = _NoPlan(general=mode == "general") if mode != "on" else _Null()
+    with ctx:
+        A = gb.Matrix.from_scipy(S, device="cpu") if n else \
+            gb.Matrix(dtypes.FP64, 0, 0, device="cpu")
+        labels = gb.algorithms.connected_components(A).to_dense()
+        if n == 0:
+            assert labels.shape == (0,)
+            return
+        assert labels.tolist() == R.smallest_labels(S)
+        G = nx.from_scipy_sparse_array(S)
+        for comp in nx.connected_components(G):
+            assert len({int(labels[v]) for v in comp}) == 1
+        W = S.copy()
+        W.data = (np.arange(W.nnz) % 4 + 1).astype(float)
+        W = ((W + W.T) / 2).tocsr()
+        Aw = gb.Matrix.from_scipy(W, device="cpu")
+        Ai = gb.Matrix.from_scipy(W.astype(np.int64), device="cpu")
+        for src in sorted({0, n - 1, n // 2}):
+            got = gb.algorithms.sssp(Aw, src).to_dense(fill=math.inf)
+            ref = csgraph.dijkstra(W, directed=True, indices=src)
+            assert np.array_equal(got, ref), (name, src)
+            got = gb.algorithms.sssp(Ai, src).to_dense(fill=math.inf)
+            assert np.array_equal(got, csgraph.dijkstra(W.astype(np.int64), directed=True,
+                                                        indices=src))
+            d1 = gb.algorithms.sssp(A, src).to_dense(fill=math.inf)
+            assert np.array_equal(d1, csgraph.dijkstra(S, directed=True, indices=src))
+            lv = gb.algorithms.bfs(A, src).to_dense(fill=-1)
+            ref = csgraph.shortest_path(S, unweighted=True, indices=src)
+            assert np.array_equal(lv, np.where(np.isinf(ref), -1, ref).astype(np.int64))
+
+
+class _Null:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
