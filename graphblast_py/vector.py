@@ -423,6 +423,10 @@ class Vector:
         va, pa = self._dense(lend=True)
         vb, pb = other._dense(lend=True)
         if pa is None and pb is None:
+            if values_match is equal_values:
+                r = self._be.all_equal(va, vb)
+                if r is not None:
+                    return r
             return bool(xp.all(values_match(xp, va, vb)))
         if pa is None or pb is None:
             p = pb if pa is None else pa

@@ -302,3 +302,95 @@ class _Null:
 
     def __exit__(self, *exc):
         return False
+
+
+# ---------------------------------------------------------------- isequal of full vectors
+@pytest.mark.parametrize("dt", ["int64", "int32", "int8", "uint16", "uint64", "bool"])
+@pytest.mark.parametrize("n", [1, 7, 4095, 4096, 4097, 12289])
+def test_all_equal_blocks(dt, n):
+    """``backend.all_equal`` (the early-exit pass of ``isequal`` of two
+    full vectors) at every block boundary: equal arrays, one difference at
+    the first, last and a middle position, and at a block's edges; the
+    same through ``Vector.isequal`` and with the hook off."""
+    rng = np.random.default_rng(n)
+    a = rng.integers(0, 100, size=n).astype(dt)
+    b = a.copy()
+    assert CPU.all_equal(a, b) is True
+    va = gb.Vector.from_dense(a, device="cpu")
+    for k in sorted({0, n - 1, n // 2, min(n - 1, 4095), min(n - 1, 4096)}):
+        c = b.copy()
+        c[k] = (not c[k]) if dt == "bool" else c[k] + 1
+        assert CPU.all_equal(a, c) is False
+        vc = gb.Vector.from_dense(c, device="cpu")
+        assert va.isequal(vc) is False
+        with _Hook("all_equal"):
+            assert va.isequal(vc) is False
+    assert va.isequal(gb.Vector.from_dense(b, device="cpu")) is True
+    # other arrays: not this pass
+    assert CPU.all_equal(a.astype(np.float64), b.astype(np.float64)) is None
+    assert CPU.all_equal(a, b[:-1] if n > 1 else b[:0]) is None
+    assert CPU.all_equal(a, b.astype(np.int16 if dt != "int16" else np.int32)) is None
+
+
+def test_isequal_full_floats_and_mixed_types():
+    """Floats keep NumPy's comparison (NaN unequal to itself, -0.0 equal to
+    0.0); vectors of two types compare by value."""
+    x = gb.Vector.from_dense(np.array([0.0, 1.5, np.nan]), device="cpu")
+    assert not x.isequal(x.dup())
+    y = gb.Vector.from_dense(np.array([-0.0, 1.5, 2.0]), device="cpu")
+    z = gb.Vector.from_dense(np.array([0.0, 1.5, 2.0]), device="cpu")
+    assert y.isequal(z)
+    i = gb.Vector.from_dense(np.array([0, 1, 2]), device="cpu")
+    f = gb.Vector.from_dense(np.array([0.0, 1.0, 2.0]), device="cpu")
+    assert i.isequal(f) and not i.isequal(f, check_dtype=True)
+
+
+class _Hook:
+    """Context: the CPU backend's hook ``name`` replaced by the generic one."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def __enter__(self):
+        setattr(CPU, self.name, getattr(ArrayBackend, self.name).__get__(CPU))
+        return self
+
+    def __exit__(self, *exc):
+        CPU.__dict__.pop(self.name, None)
+
+
+# ---------------------------------------------------------------- min/max under a presence array
+@settings(max_examples=200, deadline=None)
+@given(data=st.data())
+def test_minmax_where_written_over_an_operand(data):
+    """``where(p, min(x, y), x)`` (max) written into ``x`` itself, into
+    ``y`` itself and into a new array (``rowops.minmax_into`` with a
+    presence array: the accumulation of CC's hooking), at lengths around
+    the vector blocks, against NumPy."""
+    from graphblast_py.backend.cpu import rowops
+    d = data.draw
+    n = d(st.sampled_from([1, 3, 64, 1000, 70000]))
+    dt = d(st.sampled_from(["int64", "int32", "int8", "uint8", "uint64"]))
+    name = d(st.sampled_from(["min", "max"]))
+    seed = d(st.integers(0, 2 ** 16))
+    density = d(st.sampled_from([0.0, 0.01, 0.5, 1.0]))
+    rng = np.random.default_rng(seed)
+    info = np.iinfo(dt)
+    x = rng.integers(max(info.min, -50), min(info.max, 50), size=n).astype(dt)
+    y = rng.integers(max(info.min, -50), min(info.max, 50), size=n).astype(dt)
+    if n > 3:
+        x[1], y[2] = info.min, info.max
+    p = rng.random(n) < density
+    f = np.minimum if name == "min" else np.maximum
+    want = np.where(p, f(x, y), x)
+    where = d(st.sampled_from(["x", "y", "new"]))
+    xs, ys = x.copy(), y.copy()
+    out = xs if where == "x" else ys if where == "y" else None
+    got = rowops.minmax_into(name, xs, ys, p, out)
+    assert got.dtype == x.dtype and np.array_equal(got, want)
+    if where == "x":
+        assert got is xs and np.array_equal(ys, y)
+    elif where == "y":
+        assert got is ys and np.array_equal(xs, x)
+    else:
+        assert np.array_equal(xs, x) and np.array_equal(ys, y)

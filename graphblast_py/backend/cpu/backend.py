@@ -783,6 +783,13 @@ class CPUBackend(ArrayBackend):
         r = minmax(a)
         return r if r is not None else super().minmax(a)
 
+    def all_equal(self, a, b):
+        """One serial numba pass over blocks of the two arrays that stops at
+        the first block with a difference (cpu/rowops.py ``all_equal``:
+        connected components' ``gf_new.isequal(gf)`` of two full vectors
+        differs in the first block in every iteration but the last)."""
+        return _rowops().all_equal(a, b)
+
     def compare_at(self, op, va, keys, dv, dp, default, swap):
         """One numba pass (cpu/rowops.py ``compare_at``): the dense
         operand read at the keys, its default where it has no entry, and the
