@@ -14,6 +14,7 @@ failed.  Operations compute their whole result before writing it (the output
 rule), so a failed step leaves its inputs and its ``out`` unchanged.
 """
 import functools
+import inspect
 
 from .errors import OutOfMemory
 
@@ -40,20 +41,75 @@ def _step(cls, name, self, args):
     return f"{cls}.{name} ({where})" if where else f"{cls}.{name}"
 
 
+def _named(e, cls_name, name, self, args):
+    """The :class:`OutOfMemory` that names the step for the MemoryError
+    ``e`` raised inside ``cls_name.name`` (``args``: its positional
+    arguments after ``self``), or None when an inner step already named it."""
+    if getattr(e, "_gb_step", None):      # already named by an inner step
+        return None
+    step = _step(cls_name, name, self, args)
+    err = OutOfMemory(f"{step}: out of memory: {e} (the inputs and out are unchanged; "
+                      "free memory, use smaller inputs or another device)")
+    err._gb_step = step
+    return err
+
+
 def _wrap(cls_name, name, f):
-    @functools.wraps(f)
-    def op(self, *args, **kw):
-        try:
-            return f(self, *args, **kw)
-        except MemoryError as e:
-            if getattr(e, "_gb_step", None):      # already named by an inner step
-                raise
-            step = _step(cls_name, name, self, args)
-            err = OutOfMemory(f"{step}: out of memory: {e} (the inputs and out are unchanged; "
-                              "free memory, use smaller inputs or another device)")
-            err._gb_step = step
-            raise err from e
+    op = _wrap_exact(cls_name, name, f)
+    if op is None:
+        @functools.wraps(f)
+        def op(self, *args, **kw):
+            try:
+                return f(self, *args, **kw)
+            except MemoryError as e:
+                err = _named(e, cls_name, name, self, args)
+                if err is None:
+                    raise
+                raise err from e
     op._gb_oom_wrapped = True
+    return op
+
+
+def _wrap_exact(cls_name, name, f):
+    """The wrapper with ``f``'s own parameters (same names, kinds and
+    defaults), forwarding them by name instead of packing them into
+    ``*args, **kw`` (a call of an operation in an algorithm's loop: ~0.1
+    against ~0.4 us); None for a function with ``*args``, ``**kw`` or
+    positional-only parameters (the packing wrapper serves)."""
+    try:
+        params = list(inspect.signature(f).parameters.values())
+    except (TypeError, ValueError):
+        return None
+    P = inspect.Parameter
+    if not params or any(p.kind not in (P.POSITIONAL_OR_KEYWORD, P.KEYWORD_ONLY)
+                         for p in params):
+        return None
+    names = [p.name for p in params]
+    if any(not n.isidentifier() or n in ("_f", "_named", "_MemoryError") for n in names):
+        return None
+    pos = [p.name for p in params if p.kind == P.POSITIONAL_OR_KEYWORD]
+    kwo = [p.name for p in params if p.kind == P.KEYWORD_ONLY]
+    head = ", ".join(pos) + (", *, " + ", ".join(kwo) if kwo else "")
+    call = ", ".join(pos + [f"{k}={k}" for k in kwo])
+    first = f"({pos[1]},)" if len(pos) > 1 else "()"
+    src = (f"def op({head}):\n"
+           f"    try:\n"
+           f"        return _f({call})\n"
+           f"    except _MemoryError as e:\n"
+           f"        err = _named(e, {cls_name!r}, {name!r}, {pos[0]}, {first})\n"
+           f"        if err is None:\n"
+           f"            raise\n"
+           f"        raise err from e\n")
+    ns = {"_f": f, "_named": _named, "_MemoryError": MemoryError}
+    exec(src, ns)
+    op = ns["op"]
+    op.__defaults__ = f.__defaults__
+    op.__kwdefaults__ = f.__kwdefaults__
+    functools.update_wrapper(op, f)
+    # argument errors raised by the wrapper name the public method, as f's do
+    op.__code__ = op.__code__.replace(co_name=f.__code__.co_name,
+                                      **({"co_qualname": f.__code__.co_qualname}
+                                         if hasattr(f.__code__, "co_qualname") else {}))
     return op
 
 

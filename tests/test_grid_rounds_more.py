@@ -394,3 +394,77 @@ def test_minmax_where_written_over_an_operand(data):
         assert got is ys and np.array_equal(xs, x)
     else:
         assert np.array_equal(xs, x) and np.array_equal(ys, y)
+
+
+# ---------------------------------------------------------------- the out-of-memory wrapper
+def _wrapped_methods():
+    from graphblast_py import oom
+    out = []
+    for cls in (gb.Matrix, gb.Vector):
+        for name in oom._NAMES:
+            f = cls.__dict__.get(name)
+            if isinstance(f, property):
+                f = f.fget
+            elif isinstance(f, classmethod):
+                f = f.__func__
+            if f is not None:
+                out.append((cls.__name__, name, f))
+    return out
+
+
+@pytest.mark.parametrize("cls,name,f", _wrapped_methods(),
+                         ids=[f"{c}.{n}" for c, n, _ in _wrapped_methods()])
+def test_oom_wrapper_keeps_parameters(cls, name, f):
+    """The wrapper with the method's own parameters: the same names, kinds
+    and defaults as the wrapped function (so every argument reaches it as
+    given), its public name in argument errors."""
+    import inspect
+    assert getattr(f, "_gb_oom_wrapped", False)
+    inner = f.__wrapped__
+    sw = list(inspect.signature(f, follow_wrapped=False).parameters.values())
+    si = list(inspect.signature(inner).parameters.values())
+    assert [(p.name, p.kind) for p in sw] == [(p.name, p.kind) for p in si]
+    for p, q in zip(sw, si):
+        assert p.default is q.default or p.default == q.default, (p.name, p.default, q.default)
+    assert f.__code__.co_name == inner.__code__.co_name
+
+
+def test_oom_wrapper_forwards_every_argument_and_names_the_step(monkeypatch):
+    """Each argument of a wrapped call reaches the operation as given
+    (positional and keyword, defaults and not), and a MemoryError inside
+    becomes OutOfMemory naming the step, once."""
+    from graphblast_py.operations import mxv as M
+    seen = {}
+
+    def fake(what, A, u, semiring, mask, accum, replace, out, direction, pull_input,
+             structure_only, mask_first, early_exit, swap):
+        seen.update(what=what, A=A, u=u, semiring=semiring, mask=mask, accum=accum,
+                    replace=replace, out=out, direction=direction, pull_input=pull_input,
+                    structure_only=structure_only, mask_first=mask_first,
+                    early_exit=early_exit, swap=swap)
+        raise MemoryError("Unable to allocate 8.00 GiB")
+    A = gb.generators.grid2d(2, 3, device="cpu")
+    u = gb.Vector.from_coo([0], 1.0, 6, device="cpu")
+    w = gb.Vector(dtypes.FP64, 6, device="cpu")
+    monkeypatch.setattr(M, "_matvec", fake)
+    with pytest.raises(gb.OutOfMemory, match=r"^Vector\.vxm \(1 x 6 times 6 x 6\): out of "
+                                             r"memory: Unable") as ei:
+        u.vxm(A, "min_plus", mask=w.S, accum=gb.binary.min, replace=True, out=w,
+              direction="push", pull_input=u, structure_only=False, mask_first=False,
+              early_exit=False)
+    cause = ei.value.__cause__
+    assert type(cause) is MemoryError and str(cause).startswith("Unable")
+    assert seen == dict(what="vxm", A=A, u=u, semiring="min_plus", mask=seen["mask"],
+                        accum=gb.binary.min, replace=True, out=w, direction="push",
+                        pull_input=u, structure_only=False, mask_first=False,
+                        early_exit=False, swap=True)
+    assert seen["mask"].parent is w and seen["mask"].structure
+    seen.clear()
+    with pytest.raises(gb.OutOfMemory, match=r"^Matrix\.mxv \(6 x 6 times 1 x 6\): out of"):
+        A.mxv(u, semiring=gb.semiring.plus_times)
+    assert seen["what"] == "mxv" and seen["u"] is u and seen["direction"] == "auto" \
+        and seen["mask"] is None and seen["replace"] is False and seen["swap"] is False
+    with pytest.raises(TypeError, match=r"^Vector\.vxm\(\) got an unexpected keyword"):
+        u.vxm(A, "min_plus", masks=None)
+    with pytest.raises(TypeError, match=r"^Vector\.assign\(\) missing 1 required"):
+        u.assign()
