@@ -190,32 +190,6 @@ class Matrix:
             d[key] = build()
         return d[key]
 
-    def _diagonal(self):
-        """``(values, presence)`` over the rows -- presence None when every
-        diagonal entry is stored -- when this matrix is square, stored
-        sparse and holds no entry off the diagonal (``Matrix.from_coo(i, i,
-        v)``: diag(v)); else None.  One device read, kept with the contents
-        (dropped when the matrix changes)."""
-        if self.nrows != self.ncols or self._form != "sparse" or \
-                self._indices.shape[0] > self.nrows:
-            return None
-
-        def build():
-            be, xp = self._be, self._be.xp
-            ip, ix, v = self._csr(True)
-            nnz = ix.shape[0]
-            rows = be.rows_of(ip, nnz)
-            if nnz and not bool(xp.all(ix.astype(rows.dtype, copy=False) == rows)):
-                return None
-            vals = xp.zeros(self.nrows, dtype=self.dtype)
-            vals[rows] = v
-            if nnz == self.nrows:
-                return vals, None
-            pres = xp.zeros(self.nrows, dtype=bool)
-            pres[rows] = True
-            return vals, pres
-        return self._cached(("diagonal",), build)
-
     def _csc_parts(self):
         self._to_sparse()
         if self._csc is None:

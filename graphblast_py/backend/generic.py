@@ -62,14 +62,6 @@ class ArrayBackend(SparseMixin, EwiseMixin, ReduceMixin, MatVecMixin, SpgemmMixi
     speculate = False
     speculate_capacity = 1 << 16
     speculate_levels = 1 << 20
-    # mxm with a diagonal operand (operations/mxm.py ``_diagonal_product``):
-    # the other operand's rows or columns scaled, one multiply per entry,
-    # instead of the SpGEMM.  On where it is faster: the GPU (the SpGEMM's
-    # product lists and sort); the CPU's numba Gustavson kernel does a
-    # diagonal product in one fused pass, faster than the array steps
-    # (Kronecker 18, the 2-core VM shared with another job: 105-135 ms
-    # against 285-658 ms for triangle counting's degree order)
-    diagonal_mxm = False
 
     # ------------------------------------------------------------ arrays
     def asarray(self, x, dtype=None):

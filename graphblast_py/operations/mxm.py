@@ -24,7 +24,7 @@ import numpy as np
 from ..errors import DimensionMismatch, InvalidValue
 from ..backend.keys import split_keys
 from ..stats import stats
-from ..results import CSRResult, DenseMatrixResult, SparseResult
+from ..results import DenseMatrixResult, SparseResult
 from ..mask import check_mask
 from ..operators.core import UnaryOp
 from ..operators import predefined
@@ -68,10 +68,6 @@ def mxm(A, B, semiring, *, mask=None, accum=None, replace=False, out=None, metho
     out_dtype = semiring.out_dtype(A.dtype, B.dtype)
     mult = semiring.mult
     if method == "auto":
-        T = _diagonal_product(A, B, semiring, out_dtype, be)
-        if T is not None:
-            stats.record("mxm", "diagonal")
-            return finish(out, T, out_dtype, shape, be, mask, accum, replace, False)
         method = _choose(A, B, mask, be.saxpy_flop_cost(semiring, out_dtype) or SAXPY_FLOP_COST)
         if method == "saxpy" and mask is None and A.form == "dense" and B.form == "sparse" \
                 and B.ncols <= 4 * max(B.nvals, 1):
@@ -158,44 +154,6 @@ def mxm_reduce(A, B, semiring, *, mask=None, apply=None, monoid="plus", accum=No
                                       out_dtype, shape, apply, op_dtype, monoid, red_dtype, mcsr)
     return finish(out, SparseResult(rows, be.cast(vals, red_dtype)), red_dtype, (A.nrows,), be,
                   None, accum, False, True)
-
-
-def _diagonal_product(A, B, semiring, out_dtype, be):
-    """``A (+).(x) B`` as a CSRResult when one operand is a diagonal matrix
-    (:meth:`Matrix._diagonal`) and the backend takes this path
-    (``diagonal_mxm``), else None.  Each output entry then has one term and
-    the monoid never combines: with D = A diagonal, ``C(i, j) = d_i (x)
-    B(i, j)`` for the rows i on D's diagonal (B's rows scaled); with D = B,
-    ``C(i, j) = A(i, j) (x) d_j`` for the columns j on it (A's columns
-    scaled).  The other operand's structure is kept (shared when D has every
-    diagonal entry), one multiply per entry: no product lists, no sort.
-    Positional multiplies take the general path."""
-    mult = semiring.mult
-    if not be.diagonal_mxm or mult.positional is not None:
-        return None
-    d = A._diagonal()
-    left = d is not None
-    if not left:
-        d = B._diagonal()
-        if d is None:
-            return None
-    dval, dpres = d
-    M = B if left else A
-    ip, ix, mv = M._csr(mult.reads_y if left else mult.reads_x)
-    xp = be.xp
-    at = be.rows_of(ip, ix.shape[0]) if left else ix     # D's position of each entry
-    if dpres is not None:
-        keep = dpres[at]
-        counts = xp.concatenate([xp.zeros(1, dtype=np.int64), xp.cumsum(keep, dtype=np.int64)])
-        ip = counts[ip].astype(ip.dtype, copy=False)     # kept entries before each row
-        sel = xp.flatnonzero(keep)
-        ix, at = ix[sel], at[sel]
-        mv = mv[sel] if mv is not None else None
-    dv = dval[at] if (mult.reads_x if left else mult.reads_y) else None
-    vals = be.binary(mult, dv, mv, out_dtype) if left else be.binary(mult, mv, dv, out_dtype)
-    if not hasattr(vals, "shape") or vals.shape != (ix.shape[0],):
-        vals = xp.full(ix.shape[0], vals, dtype=out_dtype)
-    return CSRResult(ip, ix, be.cast(vals, out_dtype), None)
 
 
 def _mask_csr(mask):

@@ -128,8 +128,6 @@ class GPUBackend(ArrayBackend):
     xp = cupy
     needs_cuda_expr = True
     dense_vectors = True
-    # mxm with a diagonal operand as a scaling (generic.py, ``diagonal_mxm``)
-    diagonal_mxm = True
 
     # pull: mean row length from which a warp (not a thread) handles one row;
     # for a pull that stops at the first term (`any`, Boolean lor/land: BFS)
