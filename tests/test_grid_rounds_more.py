@@ -468,3 +468,26 @@ def test_oom_wrapper_forwards_every_argument_and_names_the_step(monkeypatch):
         u.vxm(A, "min_plus", masks=None)
     with pytest.raises(TypeError, match=r"^Vector\.assign\(\) missing 1 required"):
         u.assign()
+
+
+# ---------------------------------------------------------------- operator namespaces
+def test_namespace_attribute_kept_and_replaced():
+    """``gb.binary.lt`` found once is kept as a plain attribute (the same
+    object every time); a user operator registered again under its name
+    replaces the kept one; a semiring built by name on first use is kept;
+    unknown names still raise AttributeError naming the kind."""
+    assert gb.binary.lt is gb.binary.lt is gb.binary["lt"]
+    assert "lt" in vars(gb.binary)
+    s = gb.semiring.max_secondj
+    assert s is gb.semiring.max_secondj and "max_secondj" in vars(gb.semiring)
+    a = gb.BinaryOp.register("gr_more_twice", lambda x, y: x - y, "x - y")
+    assert gb.binary.gr_more_twice is a
+    b = gb.BinaryOp.register("gr_more_twice", lambda x, y: y - x, "y - x")
+    assert b is not a and gb.binary.gr_more_twice is b and gb.binary["gr_more_twice"] is b
+    u = gb.Vector.from_coo([0, 1], [5, 7], 2, device="cpu")
+    v = gb.Vector.from_coo([0, 1], [1, 2], 2, device="cpu")
+    assert u.ewise_mult(v, gb.binary.gr_more_twice).to_coo()[1].tolist() == [-4, -5]
+    with pytest.raises(AttributeError, match="no predefined binary operator named"):
+        gb.binary.no_such_operator_here
+    with pytest.raises(AttributeError):
+        gb.binary._private

@@ -25,16 +25,23 @@ class Namespace:
         return op
 
     def __getattr__(self, name):
+        # (called only for a name not yet in the instance dict: each
+        # operator found is kept there, so the next ``gb.binary.lt`` of an
+        # algorithm's loop is a plain attribute read, not this call;
+        # :func:`publish` drops the kept one when it replaces an operator)
         if name.startswith("_"):
             raise AttributeError(name)
         try:
-            return self._ops[name]
+            op = self._ops[name]
+            self.__dict__[name] = op
+            return op
         except KeyError:
             pass
         if self._factory is not None:
             op = self._factory(name)
             if op is not None:
                 self._ops[name] = op
+                self.__dict__[name] = op
                 return op
         raise AttributeError(f"no predefined {self._kind} named {name!r}; known: "
                              f"{', '.join(sorted(self._ops))}")
@@ -291,6 +298,7 @@ def publish(kind, op):
         raise InvalidValue(f"cannot register {ns._kind} {op.name!r}: a predefined {ns._kind} "
                            f"has that name; choose another name")
     ns._ops[op.name] = op
+    ns.__dict__.pop(op.name, None)      # (an earlier one kept by __getattr__)
 
 
 def lookup(kind, op):
