@@ -24,6 +24,7 @@ from graphblast_py import algorithms as alg
 
 ALGS = {
     "bfs": lambda A, W, s: alg.bfs(A, s),
+    "bfs-parents": lambda A, W, s: alg.bfs(A, s, parents=True),
     "sssp": lambda A, W, s: alg.sssp(W, s),
     "cc": lambda A, W, s: alg.connected_components(A),
     "pagerank": lambda A, W, s: alg.pagerank(A),

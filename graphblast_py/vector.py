@@ -325,7 +325,8 @@ class Vector:
         it then owns -- so a BFS level update costs the frontier's size, not
         the vector's."""
         zv, zp = self._writable()
-        zp[clear] = False
+        if clear.shape[0]:
+            zp[clear] = False
         self._be.copy_at(zv, zp, keys, vals)
         self._set_dense(zv, zp, bound=bound)
         self._own = True
@@ -351,6 +352,18 @@ class Vector:
         frontier is stored dense)."""
         zv, zp = self._writable()
         self._be.assign_where(zv, zp, m, s)
+        self._set_dense(zv, zp, bound=bound)
+        self._own = True
+
+    def _update_from(self, m, src, bound):
+        """Store: positions where the bool array ``m`` is set take ``src``'s
+        value there (``src`` over all positions, in this vector's type; both
+        lent by another vector), the rest unchanged; ``bound`` an upper
+        bound of the new count.  One pass (the backend's ``copy_where``)
+        into this vector's own arrays where it owns them: ``w<F.S> = F``
+        with a dense F (BFS's parents after a pull level)."""
+        zv, zp = self._writable()
+        self._be.copy_where(zv, zp, m, src)
         self._set_dense(zv, zp, bound=bound)
         self._own = True
 

@@ -10,7 +10,9 @@ tests/reference.py and, where the general path can be forced, against it:
   (``output._allowed``), an ``apply`` whose mask vector shares the input's
   keys;
 * ``w<F.S> = F`` with a sparse F into a dense w (``Vector._update_dense``)
-  and into a sparse w (``assign._overwrite_sorted``);
+  and into a sparse w (``assign._overwrite_sorted``), with a dense F into a
+  dense w (``Vector._update_from``, the backend's ``copy_where``: BFS's
+  parents after a pull level);
 * ``dtypes.cast_scalar``'s direct cases, the CPU push's sort and its cached
   iso operand;
 * SSSP and connected components on disconnected graphs, isolated vertices,
@@ -164,7 +166,8 @@ def test_apply_with_a_mask_at_the_same_keys(dev, data):
 @given(data=st.data())
 def test_assign_a_vector_under_its_own_structure(dev, data):
     """``w<F.S> = F``: a sparse F into a dense w, a sparse w (small or
-    empty) and, through the general path, the other forms."""
+    empty), a dense F into a dense w (and, on the GPU, into any w) and,
+    through the general path, the other forms."""
     d = data.draw
     n = d(st.integers(20, 80))
     tw, tf = d(st.sampled_from(DTYPES)), d(st.sampled_from(DTYPES))
@@ -184,6 +187,36 @@ def test_assign_a_vector_under_its_own_structure(dev, data):
                  mask=R.mask_array(R.from_lib(f2), True, False))
     got.assign(f2, mask=f2.S)
     assert not R.equal(R.from_lib(got), want2)
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+@pytest.mark.parametrize("tw,tf", [("int64", "int64"), ("float32", "int64"), ("bool", "int8"),
+                                   ("uint8", "float64")])
+def test_dense_frontier_into_its_parents(dev, monkeypatch, tw, tf):
+    """``w<F.S> = F`` with F stored dense with holes (a pull level's
+    frontier) into a dense w: one ``copy_where`` pass (Vector._update_from),
+    taken, in place on the second call, and equal to the reference model;
+    F's arrays are left as they were."""
+    calls = []
+    real = gb.Vector._update_from
+    monkeypatch.setattr(gb.Vector, "_update_from",
+                        lambda self, *a: (calls.append(1), real(self, *a))[1])
+    n = 300
+    rng = np.random.default_rng(5)
+    w_pres = rng.random(n) < 0.4
+    w_r = R.Ref(np.where(w_pres, rng.integers(0, 100, n), 0).astype(tw), w_pres)
+    w = R.to_lib(w_r, "dense", dev)
+    for k in range(2):
+        f_pres = rng.random(n) < 0.3
+        f_r = R.Ref(np.where(f_pres, rng.integers(0, 100, n), 0).astype(tf), f_pres)
+        f = R.to_lib(f_r, "dense", dev)
+        assert w.form == "dense" and f.form == "dense"
+        w_r = _ref(R.assign, w_r, f_r, (None,), mask=R.mask_array(f_r, True, False))
+        w.assign(f, mask=f.S)
+        assert len(calls) == k + 1, "the dense path was not taken"
+        msg = R.equal(R.from_lib(w), w_r)
+        assert not msg, msg
+        assert not R.equal(R.from_lib(f), f_r)                # F unchanged
 
 
 @settings(max_examples=300, deadline=None)

@@ -194,6 +194,15 @@ class ArrayBackend(SparseMixin, EwiseMixin, ReduceMixin, MatVecMixin, SpgemmMixi
         xp.copyto(vals, s, where=m)
         xp.bitwise_or(pres, m, out=pres)
 
+    def copy_where(self, vals, pres, m, src):
+        """In place: ``vals[m] = src[m]`` and ``pres |= m`` (``m`` a bool
+        array over the positions, ``src`` an array of ``vals``' type and
+        length; neither is ``vals`` or ``pres``).  Nothing waits on the
+        device."""
+        xp = self.xp
+        xp.copyto(vals, src, where=m)
+        xp.bitwise_or(pres, m, out=pres)
+
     def cast(self, a, dtype):
         return a if a.dtype == dtype else a.astype(dtype)
 

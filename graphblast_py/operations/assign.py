@@ -46,6 +46,18 @@ def vector_assign(w, value, indices=None, *, mask=None, accum=None, replace=Fals
             order, vals, a, b = lv
             w._defer_copies(order, vals, a, b, w._nv_hi + (b - a))
             return w
+        if value._form == "dense" and (w._form == "dense" or w._be.dense_vectors):
+            # a dense F into w (a BFS's parents after a pull level, whose
+            # frontier comes dense): F's positions take F's values in one
+            # pass over the positions (Vector._update_from), into w's own
+            # arrays where it owns them -- not _assign's whole-vector path
+            # (the output rule's dense merge into new arrays); w turns dense
+            # as it would there
+            fv, fp = value._lend()
+            if fp is not None:
+                w._update_from(fp, w._be.cast(fv, w.dtype),
+                               min(w.size, w._nv_hi + value._nvals_bound()))
+                return w
         if value._form == "sparse" and w._form == "dense":
             # a sparse F into a dense w (SSSP's ``dist<f.S> = f``): what
             # _assign's whole-vector path and the output rule's sparse-mask

@@ -438,6 +438,15 @@ class GPUBackend(ArrayBackend):
         fn = self._fn(("fill", dt.str), lambda: K.fill_source(dt), "assign_where")
         fn(_grid_capped(n), (K.BLOCK,), (_c(m), np.int64(n), dt.type(s), vals, pres))
 
+    def copy_where(self, vals, pres, m, src):
+        """As the generic ``copy_where``, in one kernel launch."""
+        n = m.shape[0]
+        if n == 0:
+            return
+        dt = vals.dtype
+        fn = self._fn(("fill", dt.str), lambda: K.fill_source(dt), "copy_where")
+        fn(_grid_capped(n), (K.BLOCK,), (_c(m), np.int64(n), _c(src), vals, pres))
+
     def free_bytes(self):
         """Free device memory now (cudaMemGetInfo), in bytes."""
         return int(cupy.cuda.runtime.memGetInfo()[0])

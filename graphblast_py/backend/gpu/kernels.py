@@ -1021,6 +1021,17 @@ extern "C" __global__ void assign_where(const bool* m, i64 n, TV s,
     for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
         if (m[i]) { vals[i] = s; pres[i] = true; }
 }
+
+// in place: where m[i], vals[i] takes src[i] and pres[i] becomes true
+// (w<F.S> = F with a dense F: m is F's presence, src its values)
+extern "C" __global__ void copy_where(const bool* __restrict__ m, i64 n,
+                                      const TV* __restrict__ src,
+                                      TV* __restrict__ vals, bool* __restrict__ pres)
+{
+    i64 stride = (i64)gridDim.x * blockDim.x;
+    for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+        if (m[i]) { vals[i] = src[i]; pres[i] = true; }
+}
 """
 
 
