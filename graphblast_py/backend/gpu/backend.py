@@ -150,7 +150,7 @@ class GPUBackend(ArrayBackend):
     # pull_block.  SUM_PULL_MAX_ROW: taken only for matrices whose longest
     # row is at most this long (meshes, grids, roads), cuSPARSE for the rest
     # (None: every matrix).  benchmarks/pull_variants.py, one H200: the 1000^2
-    # grid 0.054-0.061 ms against cuSPARSE's 0.079-0.081 (0.74x); Kronecker
+    # grid 0.052-0.061 ms against cuSPARSE's 0.076-0.081 (0.68-0.75x); Kronecker
     # 20 / 22 0.37 / 1.50 ms against 0.29 / 1.11 (1.28-1.35x, the rows of a
     # power-law graph by length bins), so power-law graphs stay with cuSPARSE
     SUM_PULL = True
