@@ -867,19 +867,21 @@ class GPUBackend(ArrayBackend):
 
     def _sum_bins(self, indptr, cache=None):
         """spmv_sum's rows binned by length: None when no row is longer than
-        SUM_SHORT_ROW (all rows alike), else int64 lists (rows of at most
-        SUM_SHORT_ROW entries, empty ones included; longer ones up to
-        PULL_HEAVY_ROW; longer still, or None) and the short rows' entries;
-        with the longest row's length.  A few device reads, once: kept in the
-        matrix's ``cache``."""
+        SUM_SHORT_ROW (all rows alike) or longer than SUM_PULL_MAX_ROW (not
+        taken), else int64 lists (rows of at most SUM_SHORT_ROW entries,
+        empty ones included; longer ones up to PULL_HEAVY_ROW; longer still,
+        or None) and the short rows' entries; with the longest row's length.
+        A few device reads, once: kept in the matrix's ``cache``."""
         key = ("sum_bins", indptr.data.ptr, indptr.shape[0], self.SUM_SHORT_ROW,
-               self.PULL_HEAVY_ROW)
+               self.PULL_HEAVY_ROW, self.SUM_PULL_MAX_ROW)
         if cache is not None and key in cache:
             return cache[key]
         lens = indptr[1:].astype(np.int64) - indptr[:-1].astype(np.int64)
         longest = int(lens.max()) if lens.shape[0] else 0
         bins = None
-        if longest > self.SUM_SHORT_ROW:
+        limit = self.SUM_PULL_MAX_ROW
+        if longest > self.SUM_SHORT_ROW and (limit is None or longest <= limit):
+            # (no bins for a matrix spmv_sum will not take)
             heavy = max(self.PULL_HEAVY_ROW or longest, self.SUM_SHORT_ROW)
             short = lens <= self.SUM_SHORT_ROW
             big = lens > heavy
