@@ -1015,10 +1015,11 @@ class GPUBackend(ArrayBackend):
         return None
 
     # a sparse frontier of fewer vertices takes push_offsets_small (its
-    # degrees and their prefix sum in one single-block launch) instead of
-    # push_degrees and cupy.cumsum (a scan of several launches and ~20 µs of
-    # host time)
+    # degrees and their prefix sum in one single-block launch)
     PUSH_SMALL_SCAN = 1 << 14
+    # a bigger one: push_deg_blocks and push_scan_blocks (two launches; at
+    # most this many blocks of 256 threads, each thread 8 or more entries)
+    PUSH_SCAN_BLOCKS = 1024
 
     def push(self, P, x, semiring, allowed, swap, out_dtype, n_out, structure_only=True,
              complement=False, max_row_length=None, a_iso=None):
@@ -1093,11 +1094,16 @@ class GPUBackend(ArrayBackend):
                 if nf < self.PUSH_SMALL_SCAN:     # degrees and their scan: one launch
                     off = cupy.empty(nf + 1, dtype=np.int64)
                     self._fn(key, build, "push_offsets_small")((1,), (1024,), deg_args + (off,))
-                else:
-                    d = cupy.empty(nf + 1, dtype=np.int64)
-                    self._fn(key, build, "push_degrees")(_grid(nf + 1), (K.BLOCK,),
-                                                         deg_args + (d,))
-                    off = cupy.cumsum(d)
+                else:                             # two launches, one allocation
+                    per = max(8, -(-nf // (256 * self.PUSH_SCAN_BLOCKS)))
+                    nb = -(-nf // (256 * per))
+                    buf = cupy.empty(2 * nf + nb + 1, dtype=np.int64)
+                    d, bsum, off = buf[:nf], buf[nf:nf + nb], buf[nf + nb:]
+                    self._fn(key, build, "push_deg_blocks")((nb,), (256,),
+                                                            deg_args + (np.int64(per), d, bsum))
+                    self._fn(key, build, "push_scan_blocks")((nb,), (256,),
+                                                             (d, bsum, np.int64(nf),
+                                                              np.int64(per), off))
             if mode == 2:
                 acc = cupy.full(n_out, _atomic_fill(semiring.monoid, out_dtype), dtype=out_dtype)
             elif mode == 4:

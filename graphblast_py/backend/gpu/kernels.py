@@ -518,23 +518,9 @@ __device__ __forceinline__ TOUT prod_op(TA a, TX xv, i64 r, i64 c) {
 #endif
 }
 
-// d[0] = 0, d[t + 1] = out-degree of the t-th frontier vertex: the listed
-// vertex xidx[t], or vertex t itself for a dense frontier (dense_x), whose
-// absent positions (has_pres && !pres[t]) count 0 edges.  Its inclusive scan
-// is `off` below.
-extern "C" __global__ void push_degrees(
-    const IP* __restrict__ indptr, const i64* __restrict__ xidx, int dense_x,
-    const bool* __restrict__ pres, int has_pres, i64 nf, i64* __restrict__ d)
-{
-    i64 t = (i64)blockIdx.x * blockDim.x + threadIdx.x;
-    if (t > nf) return;
-    if (t == 0) { d[0] = 0; return; }
-    i64 s = t - 1;
-    i64 c = dense_x ? s : xidx[s];
-    d[t] = (has_pres && !pres[s]) ? (i64)0 : (i64)indptr[c + 1] - (i64)indptr[c];
-}
-
-// push_degrees and the inclusive scan in one launch, for a small frontier:
+// a frontier vertex's degree (the listed vertex xidx[s], or vertex s itself
+// for a dense frontier, dense_x, whose absent positions count 0 edges) and
+// the inclusive scan of the degrees in one launch, for a small frontier:
 // one block of OFF_THREADS threads, each summing a run of consecutive
 // degrees, the runs' totals scanned in shared memory (Hillis-Steele), then
 // each run written out with its prefix: off[0] = 0, off[t + 1] = the edges of
@@ -574,6 +560,76 @@ extern "C" __global__ void push_offsets_small(
         }
         off[t] = acc;
     }
+}
+
+// the same offsets for a big frontier in two launches (CuPy's cumsum took
+// ~70-95 us of host time a call): push_deg_blocks writes each frontier
+// vertex's degree, d[s], and each block's total, bsum[b] (block b: entries
+// [b * 256 * per, (b + 1) * 256 * per), thread k the entries k, k + 256,
+// ...); push_scan_blocks adds up the earlier blocks' totals, scans its own
+// entries (each thread a run of `per` consecutive ones, the runs' totals
+// scanned in shared memory) and writes off[s + 1] = edges of vertices 0..s
+// (off[0] = 0).  Both launch with 256 threads a block.
+__device__ __forceinline__ i64 block_sum_256(i64 v, i64* sh)
+{
+    sh[threadIdx.x] = v;
+    __syncthreads();
+    for (int k = 128; k > 0; k >>= 1) {
+        if (threadIdx.x < k) sh[threadIdx.x] += sh[threadIdx.x + k];
+        __syncthreads();
+    }
+    i64 r = sh[0];
+    __syncthreads();
+    return r;
+}
+
+extern "C" __global__ void push_deg_blocks(
+    const IP* __restrict__ indptr, const i64* __restrict__ xidx, int dense_x,
+    const bool* __restrict__ pres, int has_pres, i64 nf, i64 per,
+    i64* __restrict__ d, i64* __restrict__ bsum)
+{
+    __shared__ i64 sh[256];
+    i64 base = (i64)blockIdx.x * 256 * per;
+    i64 sum = 0;
+    for (i64 k = 0; k < per; ++k) {
+        i64 s = base + k * 256 + threadIdx.x;
+        if (s < nf) {
+            i64 c = dense_x ? s : xidx[s];
+            i64 deg = (has_pres && !pres[s]) ? (i64)0 : (i64)indptr[c + 1] - (i64)indptr[c];
+            d[s] = deg;
+            sum += deg;
+        }
+    }
+    sum = block_sum_256(sum, sh);
+    if (threadIdx.x == 0) bsum[blockIdx.x] = sum;
+}
+
+extern "C" __global__ void push_scan_blocks(
+    const i64* __restrict__ d, const i64* __restrict__ bsum, i64 nf, i64 per,
+    i64* __restrict__ off)
+{
+    __shared__ i64 sh[256];
+    i64 pre = 0;
+    for (i64 b = threadIdx.x; b < (i64)blockIdx.x; b += 256) pre += bsum[b];
+    pre = block_sum_256(pre, sh);
+    i64 lo = (i64)blockIdx.x * 256 * per + (i64)threadIdx.x * per;
+    i64 hi = lo + per < nf ? lo + per : nf;
+    i64 run = 0;
+    for (i64 s = lo; s < hi; ++s) run += d[s];
+    sh[threadIdx.x] = run;
+    __syncthreads();
+    for (int k = 1; k < 256; k <<= 1) {
+        i64 v = threadIdx.x >= k ? sh[threadIdx.x - k] : 0;
+        __syncthreads();
+        sh[threadIdx.x] += v;
+        __syncthreads();
+    }
+    i64 acc = pre + (threadIdx.x ? sh[threadIdx.x - 1] : 0);
+    for (i64 s = lo; s < hi; ++s) {
+        acc += d[s];
+        off[s + 1] = acc;
+    }
+    if (blockIdx.x == 0 && threadIdx.x == 0) off[0] = 0;
 }
 
 // the product of stored entry p (row r of the output) with frontier entry t
