@@ -491,3 +491,119 @@ def test_namespace_attribute_kept_and_replaced():
         gb.binary.no_such_operator_here
     with pytest.raises(AttributeError):
         gb.binary._private
+
+
+# ---------------------------------------------------------------- SSSP's union and apply
+class _General:
+    """Context: the lean paths of ``ewise_union`` at a sparse operand's own
+    mask and of ``apply`` under a value mask at its input's keys switched
+    off (the general path of each, as before them); counts the calls they
+    answered while on."""
+
+    def __init__(self, monkeypatch, off):
+        from graphblast_py.operations import apply as ap, ewise as ew
+        self.taken = 0
+        for mod, name in ((ap, "_unary_at_own_value_mask"), (ew, "_compare_at_own_mask")):
+            real = getattr(mod, name)
+
+            def wrapped(*a, _real=real):
+                if off:
+                    return None
+                r = _real(*a)
+                self.taken += r is not None
+                return r
+            monkeypatch.setattr(mod, name, wrapped)
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data())
+def test_union_and_apply_of_an_sssp_round(data):
+    """``better = t.ewise_union(d, cmp, ld, rd, mask=t.S)`` (or ``d`` first)
+    with ``t`` sparse and ``d`` dense, then ``t.apply(op, mask=better.V)``:
+    the lean paths against the model and against the general path;
+    comparisons, defaults (int, float, bool, inf, NaN), types mixed and
+    not, ``d`` with and without holes, NaN in the values."""
+    d = data.draw
+    n = d(st.sampled_from([48, 96]))
+    op = d(st.sampled_from(["lt", "le", "gt", "ge", "eq", "ne"]))
+    tt = d(st.sampled_from(["float64", "int64", "int8", "bool", "float32"]))
+    td = tt if d(st.booleans()) else d(st.sampled_from(["float64", "int32"]))
+    t_r, _ = d(R.vectors(n, tt, "sparse", "cpu", kinds=["few", "empty", "random"],
+                         few_max=n // 16 - 1, nan=True))
+    d_r, _ = d(R.vectors(n, td, "dense", "cpu", nan=True))
+    floats = tt in ("float64", "float32") and td == "float64"
+    ld = d(st.sampled_from([0, 2, -1, True] + ([math.inf, -1.5, math.nan] if floats else [])))
+    rd = d(st.sampled_from([0, 3, False] + ([math.inf, 0.5] if floats else [])))
+    if tt == "bool":
+        ld = bool(ld)
+    if td == "bool":
+        rd = bool(rd)
+    t_first = d(st.booleans())
+    uop = d(st.sampled_from(["identity", "ainv", "abs", "one"]))
+    note(f"{op} t {tt} d {td} ld={ld} rd={rd} t_first={t_first} {uop}")
+    results = []
+    for off in (False, True):
+        mp = pytest.MonkeyPatch()
+        try:
+            g = _General(mp, off)
+            with np.errstate(all="ignore"):
+                t = R.to_lib(t_r, "sparse", "cpu")
+                dv = R.to_lib(d_r, "dense", "cpu")
+                a_r, a, b_r, b = (t_r, t, d_r, dv) if t_first else (d_r, dv, t_r, t)
+                ld2 = ld if a_r.dtype != np.bool_ else bool(ld)
+                rd2 = rd if b_r.dtype != np.bool_ else bool(rd)
+                better = a.ewise_union(b, gb.binary[op], ld2, rd2, mask=t.S)
+                f = t.apply(gb.unary[uop], mask=better.V)
+                results.append((R.from_lib(better), R.from_lib(f)))
+                if not off:
+                    T = _ref(R.ewise_union, a_r, b_r, op, ld2, rd2)
+                    want = _ref(R.write, None, T, mask=R.mask_array(t_r, True, False))
+                    assert not R.equal(results[0][0], want), R.equal(results[0][0], want)
+                    U = _ref(R.apply_unary, t_r, uop)
+                    want_f = _ref(R.write, None, U, mask=R.mask_array(want, False, False))
+                    assert not R.equal(results[0][1], want_f), R.equal(results[0][1], want_f)
+                    if t_r.nvals * 16 < n:      # (the mask-first size: better at t's keys)
+                        assert g.taken >= 1     # (apply; the union where compare_at takes
+                        #                          the types)
+        finally:
+            mp.undo()
+    for x, y in zip(*results):
+        assert not R.equal(x, y), R.equal(x, y)
+
+
+def test_union_and_apply_lean_paths_decline(monkeypatch):
+    """What the lean paths do not take gives the general path's result or
+    error: a dense mask parent, a mask of a third vector, out/accum, a
+    user operator, sizes that differ, a string operator."""
+    g = _General(monkeypatch, False)
+    t = gb.Vector.from_coo([1, 4], [1.0, 5.0], 64, device="cpu")
+    dist = gb.Vector.from_dense(np.arange(64.0), device="cpu")
+    other = gb.Vector.from_coo([1, 4], [1.0, 1.0], 64, device="cpu")
+    b1 = t.ewise_union(dist, gb.binary.lt, math.inf, math.inf, mask=t.S)
+    assert g.taken == 1 and b1.to_coo()[1].tolist() == [False, False]
+    b2 = t.ewise_union(dist, gb.binary.lt, math.inf, math.inf, mask=other.S)   # not t's own
+    assert g.taken == 1 and b2.isequal(b1)
+    b3 = t.ewise_union(dist, "lt", math.inf, math.inf, mask=t.S)      # by name: general
+    assert g.taken == 1 and b3.isequal(b1)
+    with pytest.raises(DimensionMismatch):
+        t.ewise_union(gb.Vector.from_dense(np.arange(65.0), device="cpu"), gb.binary.lt,
+                      math.inf, math.inf, mask=t.S)
+    with pytest.raises(InvalidValue):
+        t.ewise_union(dist, gb.binary.lt, None, math.inf, mask=t.S)
+    out = gb.Vector(dtypes.BOOL, 64, device="cpu")
+    t.ewise_union(dist, gb.binary.gt, 0, 0, mask=t.S, out=out)
+    assert g.taken == 1 and out.to_coo()[1].tolist() == [False, True]
+    sep = gb.Vector.from_coo([1, 4], [False, True], 64, device="cpu")
+    f = t.apply(gb.unary.ainv, mask=sep.V)           # not stored at t's keys: general
+    assert g.taken == 1 and f.to_coo()[0].tolist() == [4] and f.to_coo()[1].tolist() == [-5.0]
+    better = t.ewise_union(dist, gb.binary.gt, 0, 0, mask=t.S)
+    f = t.apply(gb.unary.ainv, mask=better.V)
+    assert g.taken == 3 and f.to_coo()[0].tolist() == [4] and f.to_coo()[1].tolist() == [-5.0]
+    f2 = t.apply(gb.unary.ainv, mask=better.V, accum=gb.binary.plus)    # accum: general
+    assert g.taken == 3 and f2.isequal(f)
+    f3 = t.apply("ainv", mask=better.V)                                 # by name: general
+    assert g.taken == 3 and f3.isequal(f)
+    with pytest.raises(InvalidValue):
+        t.apply(gb.unary.ainv, mask=better.V, left=1)
+    with pytest.raises(DimensionMismatch):
+        t.apply(gb.unary.ainv, mask=gb.Vector(dtypes.BOOL, 65, device="cpu").V)

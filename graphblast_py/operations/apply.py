@@ -7,6 +7,8 @@ import numpy as np
 
 from .. import dtypes
 from ..errors import InvalidValue
+from ..mask import Mask
+from ..vector import Vector
 from ..backend.keys import split_keys
 from ..operators import predefined
 from ..operators.core import BinaryOp, IndexUnaryOp, Monoid, UnaryOp
@@ -42,6 +44,18 @@ def apply(x, op, *, left=None, right=None, thunk=None, mask=None, accum=None, re
           out=None):
     """``out<mask> = accum(out, f(x))`` with f unary, ``op(left, x)``,
     ``op(x, right)`` or index-unary ``op(x, i, j, thunk)``."""
+    if (op.__class__ is UnaryOp and mask.__class__ is Mask and not mask.structure
+            and not mask.complement and out is None and accum is None and replace is False
+            and left is None and right is None and thunk is None and x.__class__ is Vector
+            and x._form == "sparse" and not op.is_user):
+        # ``f(x) <m.V>`` with m stored at x's own keys (SSSP's ``f = t
+        # <better.V>``, better computed at t.S): the general path's result
+        # -- the operator on x's values, the entries where m is truthy --
+        # without its set-up (every check it makes would pass: a predefined
+        # unary operator, a Vector mask of x's size on x's device)
+        r = _unary_at_own_value_mask(x, op, mask.parent)
+        if r is not None:
+            return r
     if not (op.__class__ in _PLAIN_OPS and not op.is_user
             and plain_vector_call(x, out, mask, accum, replace)):
         # (else the checks below would raise nothing and resolve no accum)
@@ -106,6 +120,27 @@ def apply(x, op, *, left=None, right=None, thunk=None, mask=None, accum=None, re
         idx, v = x._sparse()
         T = SparseResult(idx, f(v))
     return finish(out, T, dt, x.shape, be, mask, accum, replace, x._is_vector)
+
+
+def _unary_at_own_value_mask(x, op, m):
+    """``x.apply(op, mask=m.V)`` for a sparse ``x`` whose index array is
+    also ``m``'s (m sparse, stored): a new vector of op(x) where m's value
+    is truthy, through the same backend calls as the output rule's branch
+    for it (``compress_truthy``); None where that does not hold."""
+    if m.__class__ is not Vector or m._be is not x._be or m.size != x.size:
+        return None
+    kx = x._idx
+    own = m._values_at_own_keys(kx)
+    if own is None:
+        return None
+    be = x._be
+    dt = op.out_dtype(x.dtype)
+    w = Vector._new_empty(dtypes.lookup(dt), x.size, be)
+    r = be.compress_truthy(kx, be.cast(be.unary(op, x._vals, dt), w.dtype), own)
+    if r is None:
+        return None
+    w._set_sparse(*r)
+    return w
 
 
 def _apply_positional(x, op, bound_left, out, mask, accum, replace):

@@ -10,6 +10,7 @@ import numpy as np
 
 from .. import dtypes
 from ..errors import DimensionMismatch, InvalidValue
+from ..mask import Mask
 from ..results import DenseVectorResult, SparseResult
 from ..operators.core import BinaryOp
 from ..vector import DENSE_FRACTION, Vector
@@ -241,6 +242,13 @@ def _plain(a, b, op, out, mask, accum, replace):
 
 def ewise_union(a, b, op, left_default, right_default, *, mask=None, accum=None, replace=False,
                 out=None):
+    if (mask.__class__ is Mask and out is None and accum is None and replace is False
+            and mask.structure and not mask.complement and op.__class__ is BinaryOp
+            and left_default.__class__ in _PY_SCALARS and right_default.__class__ in _PY_SCALARS
+            and a.__class__ is Vector and b.__class__ is Vector):
+        r = _compare_at_own_mask(a, b, op, left_default, right_default, mask)
+        if r is not None:
+            return r
     if not _plain(a, b, op, out, mask, accum, replace):
         op, accum = _setup("ewise_union", a, b, op, out, mask, accum, replace)
     if not (left_default.__class__ in _PY_SCALARS and right_default.__class__ in _PY_SCALARS):
@@ -274,6 +282,42 @@ def ewise_union(a, b, op, left_default, right_default, *, mask=None, accum=None,
     k, v = union(be, ka, va, kb, vb, op, dt, left_default=ld, right_default=rd,
                  positional=_positional(a))
     return finish(out, SparseResult(k, v), dt, a.shape, be, mask, accum, replace, a._is_vector)
+
+
+def _compare_at_own_mask(a, b, op, left_default, right_default, mask):
+    """SSSP's ``better = t.ewise_union(dist, lt, inf, inf, mask=t.S)``: a
+    comparison at the keys of a sparse operand's own structural mask
+    against a dense operand (the path :func:`_mask_first` and
+    :func:`_compare_union_at` take, with the same backend call and the
+    output rule's store of a kernel-masked result into a new vector),
+    without the general set-up -- taken only where every check of it would
+    pass (one size and device, a predefined comparison, Python scalar
+    defaults).  None otherwise (the general path runs)."""
+    x = mask.parent
+    be = a._be
+    if (op.is_user or op.name not in _CMP or b._be is not be or b.size != a.size
+            or x.__class__ is not Vector or not be.ewise_mask_first):
+        return None
+    d = b if x is a else a if x is b else None
+    if d is None or d._form != "dense" or x._form != "sparse":
+        return None
+    nm = x._nvals_estimate()
+    if nm >= DENSE_FRACTION * x.size:
+        return None
+    mk = x._idx
+    xv = x._values_at_own_keys(mk)
+    if xv is None:
+        return None
+    dt = op.out_dtype(a.dtype, b.dtype)
+    ld = dtypes.cast_scalar(left_default, a.dtype, "ewise_union: left_default")
+    rd = dtypes.cast_scalar(right_default, b.dtype, "ewise_union: right_default")
+    dv, dp = d._dense(lend=True)
+    vals = be.compare_at(op, xv, mk, dv, dp, rd if x is a else ld, x is b)
+    if vals is None:
+        return None
+    w = Vector._new_empty(dtypes.lookup(dt), a.size, be)
+    w._set_sparse(mk, be.cast(vals, w.dtype))
+    return w
 
 
 def _compare_union_at(be, op, a, b, mask, mk, ld, rd):
