@@ -2,7 +2,8 @@
 vertices' degrees) by two launches, ``push_deg_blocks`` and
 ``push_scan_blocks`` (backend/gpu/kernels.py): forced on small graphs
 (PUSH_SMALL_SCAN 0, few blocks so that every thread scans a run and
-blocks add up earlier blocks' totals), every push result equals the CPU's
+blocks add up earlier blocks' totals; and the earlier way, push_degrees and
+cupy.cumsum, PUSH_SCAN_BLOCKS 0), every push result equals the CPU's
 -- sparse and dense frontiers, frontiers with holes, vertices without
 edges, each push mode (any_pair, any with values, plus, min), masked and
 not -- and a BFS with parents on a power-law graph is a valid BFS tree."""
@@ -20,7 +21,7 @@ def be():
     return backend.get("gpu")
 
 
-@pytest.mark.parametrize("blocks", [1, 2, 7, 1024])
+@pytest.mark.parametrize("blocks", [0, 1, 2, 7, 1024])
 @pytest.mark.parametrize("sr", ["any_pair", "any_secondi", "plus_times", "min_plus", "lor_pair"])
 @pytest.mark.parametrize("frontier", ["sparse", "dense"])
 @pytest.mark.parametrize("masked", [False, True])

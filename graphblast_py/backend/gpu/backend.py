@@ -1018,7 +1018,9 @@ class GPUBackend(ArrayBackend):
     # degrees and their prefix sum in one single-block launch)
     PUSH_SMALL_SCAN = 1 << 14
     # a bigger one: push_deg_blocks and push_scan_blocks (two launches; at
-    # most this many blocks of 256 threads, each thread 8 or more entries)
+    # most this many blocks of 256 threads, each thread 8 or more entries;
+    # 0: push_degrees and cupy.cumsum, the earlier way, for
+    # benchmarks/push_offsets.py)
     PUSH_SCAN_BLOCKS = 1024
 
     def push(self, P, x, semiring, allowed, swap, out_dtype, n_out, structure_only=True,
@@ -1094,6 +1096,11 @@ class GPUBackend(ArrayBackend):
                 if nf < self.PUSH_SMALL_SCAN:     # degrees and their scan: one launch
                     off = cupy.empty(nf + 1, dtype=np.int64)
                     self._fn(key, build, "push_offsets_small")((1,), (1024,), deg_args + (off,))
+                elif not self.PUSH_SCAN_BLOCKS:   # the earlier way, for comparison
+                    d = cupy.empty(nf + 1, dtype=np.int64)
+                    self._fn(key, build, "push_degrees")(_grid(nf + 1), (K.BLOCK,),
+                                                         deg_args + (d,))
+                    off = cupy.cumsum(d)
                 else:                             # two launches, one allocation
                     per = max(8, -(-nf // (256 * self.PUSH_SCAN_BLOCKS)))
                     nb = -(-nf // (256 * per))

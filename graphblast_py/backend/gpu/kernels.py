@@ -518,6 +518,21 @@ __device__ __forceinline__ TOUT prod_op(TA a, TX xv, i64 r, i64 c) {
 #endif
 }
 
+// d[0] = 0, d[t + 1] = out-degree of the t-th frontier vertex (as below);
+// its inclusive scan by cupy.cumsum is `off` -- the way before the two
+// launches below, kept for comparison (PUSH_SCAN_BLOCKS = 0)
+extern "C" __global__ void push_degrees(
+    const IP* __restrict__ indptr, const i64* __restrict__ xidx, int dense_x,
+    const bool* __restrict__ pres, int has_pres, i64 nf, i64* __restrict__ d)
+{
+    i64 t = (i64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t > nf) return;
+    if (t == 0) { d[0] = 0; return; }
+    i64 s = t - 1;
+    i64 c = dense_x ? s : xidx[s];
+    d[t] = (has_pres && !pres[s]) ? (i64)0 : (i64)indptr[c + 1] - (i64)indptr[c];
+}
+
 // a frontier vertex's degree (the listed vertex xidx[s], or vertex s itself
 // for a dense frontier, dense_x, whose absent positions count 0 edges) and
 // the inclusive scan of the degrees in one launch, for a small frontier:
