@@ -348,9 +348,25 @@ def push_collect(indptr, indices, pvals, read_p, sink, xidx, xvals, noflags, add
     rowops.sort_take_clear), or, from ``1/scan_fraction`` of the outputs,
     found by a pass over the flags (as rowops.compact_clear); their values
     gathered and the accumulator's flags cleared.  Returns ``(idx, vals)``,
-    new arrays: one numba call for a plain push (an SSSP round's)."""
-    nt = push(indptr, indices, pvals, read_p, False, sink, xidx, xvals, noflags, False, addop,
-              multop, swap, is_any, outv, outp, touched)
+    new arrays: one numba call for a plain push (an SSSP round's).  The hot
+    operator pairs get their own copy of the loop with the mask, keep and
+    ``any`` flags constant (LLVM drops their tests: 7.2 -> 6.2 us for an
+    SSSP frontier of 300 vertices on the 300x300 grid)."""
+    if addop == 2 and multop == 1:      # min_plus: SSSP
+        nt = _push_loop(indptr, indices, pvals, read_p, False, sink, xidx, xvals, noflags, False,
+                        _op(2), _op(1), swap, False, outv, outp, touched, _prod, _sum)
+    elif addop == 2 and multop == 6:    # min_second
+        nt = _push_loop(indptr, indices, pvals, read_p, False, sink, xidx, xvals, noflags, False,
+                        _op(2), _op(6), swap, False, outv, outp, touched, _prod, _sum)
+    elif addop == 2 and multop == 5:    # min_first
+        nt = _push_loop(indptr, indices, pvals, read_p, False, sink, xidx, xvals, noflags, False,
+                        _op(2), _op(5), swap, False, outv, outp, touched, _prod, _sum)
+    elif addop == 0 and multop == 0:    # plus_times
+        nt = _push_loop(indptr, indices, pvals, read_p, False, sink, xidx, xvals, noflags, False,
+                        _op(0), _op(0), swap, False, outv, outp, touched, _prod, _sum)
+    else:
+        nt = push(indptr, indices, pvals, read_p, False, sink, xidx, xvals, noflags, False, addop,
+                  multop, swap, is_any, outv, outp, touched)
     n = outv.shape[0]
     idx = np.empty(nt, np.int64)
     vals = np.empty(nt, outv.dtype)
