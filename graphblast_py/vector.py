@@ -102,6 +102,16 @@ class Vector:
         v._set_sparse(*_empties(be, dtype))
         return v
 
+    @classmethod
+    def _new_sparse(cls, dtype, size, be, idx, vals):
+        """``_new_empty(dtype, size, be)`` storing ``(idx, vals)`` at once
+        (sorted distinct int64 keys, values already of ``dtype``): an
+        operation's sparse result in one store."""
+        v = object.__new__(cls)
+        v.dtype, v.size, v._be = dtype, size, be
+        v._set_sparse(idx, vals)
+        return v
+
     # ------------------------------------------------------------ storage
     # Every store goes through _set_sparse/_set_dense: a new stamp (``_ver``),
     # no record of how the content came about (``_grew``, ``_spec``: see

@@ -135,12 +135,11 @@ def _unary_at_own_value_mask(x, op, m):
         return None
     be = x._be
     dt = op.out_dtype(x.dtype)
-    w = Vector._new_empty(dtypes.lookup(dt), x.size, be)
-    r = be.compress_truthy(kx, be.cast(be.unary(op, x._vals, dt), w.dtype), own)
+    wdt = dtypes.lookup(dt)
+    r = be.compress_truthy(kx, be.cast(be.unary(op, x._vals, dt), wdt), own)
     if r is None:
         return None
-    w._set_sparse(*r)
-    return w
+    return Vector._new_sparse(wdt, x.size, be, r[0], r[1])
 
 
 def _apply_positional(x, op, bound_left, out, mask, accum, replace):

@@ -55,12 +55,12 @@ def finish(out, T, dtype, shape, be, mask, accum, replace, is_vector, masked=Fal
     if out is None:
         if is_vector:
             # (the shape and type come from checked inputs: no checks again)
-            out = Vector._new_empty(lookup(dtype), shape[0], be)
+            dt = lookup(dtype)
             if T.__class__ is SparseResult and (mask is None or masked):
                 # the output rule's first case for a new vector (Z = T:
                 # nothing old, nothing left to test), without its tests
-                out._set_sparse(T.keys, be.cast(T.vals, out.dtype))
-                return out
+                return Vector._new_sparse(dt, shape[0], be, T.keys, be.cast(T.vals, dt))
+            out = Vector._new_empty(dt, shape[0], be)
         else:
             from ..matrix import Matrix
             out = Matrix(dtype, shape[0], shape[1], device=be.name)

@@ -315,9 +315,8 @@ def _compare_at_own_mask(a, b, op, left_default, right_default, mask):
     vals = be.compare_at(op, xv, mk, dv, dp, rd if x is a else ld, x is b)
     if vals is None:
         return None
-    w = Vector._new_empty(dtypes.lookup(dt), a.size, be)
-    w._set_sparse(mk, be.cast(vals, w.dtype))
-    return w
+    dt = dtypes.lookup(dt)
+    return Vector._new_sparse(dt, a.size, be, mk, be.cast(vals, dt))
 
 
 def _compare_union_at(be, op, a, b, mask, mk, ld, rd):

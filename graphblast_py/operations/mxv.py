@@ -239,12 +239,11 @@ def _plain_push(what, A, u, semiring, swap):
         return None
     stats.record(what, "push")
     P = A._csr(reads_a) if swap else A._csc_arrays(reads_a)
-    w = Vector._new_empty(out_dt, n_out, be)
     xidx, xvals = u._idx, u._vals
     r = run(P, xidx, xvals, n_out) if run is not None else None
     if r is not None:
-        w._set_sparse(r[0], be.cast(r[1], out_dt))
-        return w
+        return Vector._new_sparse(out_dt, n_out, be, r[0], be.cast(r[1], out_dt))
+    w = Vector._new_empty(out_dt, n_out, be)
     T = be.push(P, SparseResult(xidx, xvals), semiring, None, swap, out_dtype, n_out,
                 a_iso=a_iso)
     if T.__class__ is SparseResult:
