@@ -607,3 +607,30 @@ def test_union_and_apply_lean_paths_decline(monkeypatch):
         t.apply(gb.unary.ainv, mask=better.V, left=1)
     with pytest.raises(DimensionMismatch):
         t.apply(gb.unary.ainv, mask=gb.Vector(dtypes.BOOL, 65, device="cpu").V)
+
+
+# ---------------------------------------------------------------- copy_at
+@pytest.mark.parametrize("dt", ["float64", "int64", "uint64", "int32", "float32", "bool",
+                                "int8"])
+@pytest.mark.parametrize("contiguous", [True, False])
+def test_copy_at_against_numpy(dt, contiguous):
+    """``rowops.copy_at`` (SSSP's ``dist<f.S> = f`` into a dense ``dist``):
+    8-byte numbers as they are, others by their bits, a strided source;
+    against NumPy's fancy-indexed stores, NaN and -0.0 kept bit for bit."""
+    from graphblast_py.backend.cpu import rowops
+    rng = np.random.default_rng(7)
+    n = 500
+    vals = rng.integers(0, 50, n).astype(dt)
+    pres = rng.random(n) < 0.3
+    keys = np.sort(rng.choice(n, 40, replace=False)).astype(np.int64)
+    big = rng.integers(0, 50, 80).astype(dt)
+    if np.dtype(dt).kind == "f":
+        big[0], big[2] = np.nan, -0.0
+    src = big[::2] if not contiguous else big[:40].copy()
+    wv, wp = vals.copy(), pres.copy()
+    wv[keys], wp[keys] = src, True
+    gv, gp = vals.copy(), pres.copy()
+    assert rowops.copy_at(gv, gp, keys, src) is True
+    assert np.array_equal(gp, wp)
+    assert gv.tobytes() == wv.tobytes()
+    assert rowops.copy_at(gv, gp, keys, src.astype(np.complex128)) is False
