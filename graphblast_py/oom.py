@@ -85,7 +85,8 @@ def _wrap_exact(cls_name, name, f):
                          for p in params):
         return None
     names = [p.name for p in params]
-    if any(not n.isidentifier() or n in ("_f", "_named", "_MemoryError") for n in names):
+    if any(not n.isidentifier() or n in ("_f", "_named", "_MemoryError", "e", "err")
+           for n in names):
         return None
     pos = [p.name for p in params if p.kind == P.POSITIONAL_OR_KEYWORD]
     kwo = [p.name for p in params if p.kind == P.KEYWORD_ONLY]
