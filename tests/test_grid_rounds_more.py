@@ -634,3 +634,37 @@ def test_copy_at_against_numpy(dt, contiguous):
     assert np.array_equal(gp, wp)
     assert gv.tobytes() == wv.tobytes()
     assert rowops.copy_at(gv, gp, keys, src.astype(np.complex128)) is False
+
+
+# ---------------------------------------------------------------- pull_accum's rows of four
+@pytest.mark.parametrize("parallel", [False, True])
+@pytest.mark.parametrize("name", ["min", "max"])
+@pytest.mark.parametrize("dt", ["int64", "int32", "uint8", "int8"])
+@pytest.mark.parametrize("lengths", ["mixed", "fours", "grid"])
+def test_pull_accum_rows_of_four(parallel, name, dt, lengths):
+    """``rowops.pull_accum`` (CC's ``A.mxv(gf, min_second, accum=min,
+    out=mngf)``) whose rows of exactly four entries take the unrolled fold:
+    rows of every length around four, all of four, a grid; against NumPy."""
+    from graphblast_py.backend.cpu import rowops
+    rng = np.random.default_rng(len(lengths) + len(dt))
+    if lengths == "grid":
+        ip, ix, _ = gb.generators.grid2d(23, 31, device="cpu")._csr(False)
+        n = ip.shape[0] - 1
+    else:
+        n = 700
+        ln = rng.integers(0, 7, n) if lengths == "mixed" else np.full(n, 4)
+        ip = np.concatenate([[0], np.cumsum(ln)]).astype(np.int32)
+        ix = rng.integers(0, n, ip[-1]).astype(np.int32)
+    info = np.iinfo(dt)
+    x = rng.integers(info.min, info.max, n, endpoint=True).astype(dt)
+    old = rng.integers(info.min, info.max, n, endpoint=True).astype(dt)
+    f = np.minimum if name == "min" else np.maximum
+    want = old.copy()
+    for r in range(n):
+        for p in range(ip[r], ip[r + 1]):
+            want[r] = f(want[r], x[ix[p]])
+    got = rowops.pull_accum(ip, ix, x, name, old.copy(), False, parallel)
+    assert got.dtype == want.dtype and np.array_equal(got, want)
+    o2 = old.copy()
+    got2 = rowops.pull_accum(ip, ix, x, name, o2, True, parallel)
+    assert got2 is o2 and np.array_equal(got2, want)

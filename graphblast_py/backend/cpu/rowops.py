@@ -900,23 +900,52 @@ def _fold_rows(lo, hi, indptr, indices, x, is_max, old, new):
     # (one running position over the entries, each row's end read once, a
     # select instead of a branch: 464 -> 364 us serially on the 300x300
     # grid's CSR against the loop over range(indptr[r], indptr[r + 1]))
+    # (a row of exactly four entries -- a grid's or mesh's inner vertex --
+    # folds them as a tree without the loop: 0.36 -> 0.31 ms on the 300x300
+    # grid, 4.2 -> 3.7 ms on the 1000x1000 one, serially)
     if lo >= hi:
         return
     p = indptr[lo]
-    for r in range(lo, hi):
-        e = indptr[r + 1]
-        a = old[r]
-        if is_max:
-            while p < e:
-                v = x[indices[p]]
-                a = v if v > a else a
-                p += 1
-        else:
-            while p < e:
-                v = x[indices[p]]
-                a = v if v < a else a
-                p += 1
-        new[r] = a
+    if is_max:
+        for r in range(lo, hi):
+            e = indptr[r + 1]
+            a = old[r]
+            if e - p == 4:
+                v0 = x[indices[p]]
+                v1 = x[indices[p + 1]]
+                v2 = x[indices[p + 2]]
+                v3 = x[indices[p + 3]]
+                m0 = v0 if v0 > v1 else v1
+                m1 = v2 if v2 > v3 else v3
+                m = m0 if m0 > m1 else m1
+                a = m if m > a else a
+                p = e
+            else:
+                while p < e:
+                    v = x[indices[p]]
+                    a = v if v > a else a
+                    p += 1
+            new[r] = a
+    else:
+        for r in range(lo, hi):
+            e = indptr[r + 1]
+            a = old[r]
+            if e - p == 4:
+                v0 = x[indices[p]]
+                v1 = x[indices[p + 1]]
+                v2 = x[indices[p + 2]]
+                v3 = x[indices[p + 3]]
+                m0 = v0 if v0 < v1 else v1
+                m1 = v2 if v2 < v3 else v3
+                m = m0 if m0 < m1 else m1
+                a = m if m < a else a
+                p = e
+            else:
+                while p < e:
+                    v = x[indices[p]]
+                    a = v if v < a else a
+                    p += 1
+            new[r] = a
 
 
 @njit(cache=True)
