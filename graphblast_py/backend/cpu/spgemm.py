@@ -35,7 +35,7 @@ import numpy as np
 from numba import get_num_threads, get_thread_id, njit, prange
 
 from ... import dtypes
-from .kernels import _add, _mult
+from .kernels import _add, _mult, _op, _sum
 from ..keys import split_keys
 
 # list a row's columns by scanning the marker when ncols <= SCAN_FACTOR * cnt * log2(cnt)
@@ -901,8 +901,8 @@ def edge_triangles(ip, ix, sums, parallel_work):
 
 # ---------------------------------------------------------------- dense A times sparse B
 @njit(inline="always")
-def _dense_rows(lo, hi, kdim, av, ap, has_pres, read_a, bi, bj, bv, read_b, addop, multop,
-                reduce, outv, outp):
+def _dense_loop(lo, hi, kdim, av, ap, has_pres, read_a, bi, bj, bv, read_b, addop, multop,
+                reduce, outv, outp, mult_f, add_f):
     T = outv.dtype.type
     for i in range(lo, hi):
         for j in range(kdim):
@@ -911,13 +911,35 @@ def _dense_rows(lo, hi, kdim, av, ap, has_pres, read_a, bi, bj, bv, read_b, addo
             a = av[i, j] if read_a else av[0, 0]
             for q in range(bi[j], bi[j + 1]):
                 k = bj[q]
-                prod = T(_mult(multop, a, bv[q] if read_b else bv[0], i, j, k))
+                prod = T(mult_f(multop, a, bv[q] if read_b else bv[0], i, j, k))
                 if outp[i, k]:
                     if reduce:
-                        outv[i, k] = T(_add(addop, outv[i, k], prod))
+                        outv[i, k] = T(add_f(addop, outv[i, k], prod))
                 else:
                     outv[i, k] = prod
                     outp[i, k] = True
+
+
+@njit(cache=True)
+def _mult_called(op, x, y, i, k, j):
+    """``_mult`` as a called function: LLVM inlines it and, with a constant
+    opcode, folds its dispatch away (kernels._prod does the same for the
+    matrix-vector loops)."""
+    return _mult(op, x, y, i, k, j)
+
+
+@njit(inline="always")
+def _dense_rows(lo, hi, kdim, av, ap, has_pres, read_a, bi, bj, bv, read_b, addop, multop,
+                reduce, outv, outp):
+    """Rows lo..hi of C; plus_times (FGLT's net transform) gets a copy of
+    the loop with constant opcodes, so its per-product operator dispatch
+    folds away."""
+    if addop == 0 and multop == 0:
+        _dense_loop(lo, hi, kdim, av, ap, has_pres, read_a, bi, bj, bv, read_b, _op(0), _op(0),
+                    reduce, outv, outp, _mult_called, _sum)
+    else:
+        _dense_loop(lo, hi, kdim, av, ap, has_pres, read_a, bi, bj, bv, read_b, addop, multop,
+                    reduce, outv, outp, _mult, _add)
 
 
 @njit(cache=True, parallel=True)
