@@ -535,8 +535,15 @@ class Vector:
             if getattr(indices, "_gb_distributed", False):
                 return type(indices).from_coo(indices, values, size, dtype=dtype,
                                               dup_op=dup_op, device=indices.device)
+            from_vectors = isinstance(values, Vector)
             indices, values, device = vector_entries(indices, values, device,
                                                      "Vector.from_coo")
+            if from_vectors and dup_op is not None and dtype is None and size is not None:
+                # (connected components' hooking: index and value Vectors, a
+                # size and a duplicate operator)
+                v = _scatter_in_range(cls, backend_for(device), indices, values, size, dup_op)
+                if v is not None:
+                    return v
         be = backend_for(device)
         if be.dense_vectors and dup_op is None and _on_host(indices) and _on_host(values):
             # host data for a device that waits to check or sort: check and
@@ -784,6 +791,36 @@ def _scalar_value(value, dtype, what):
 def _bad_scalar(value, what):
     raise InvalidValue(f"{what}: expected a scalar, got {type(value).__name__} of shape "
                        f"{np.shape(value)}")
+
+
+def _scatter_in_range(cls, be, idx, vals, size, dup_op):
+    """``Vector.from_coo`` of an index Vector's values ``idx`` and a value
+    Vector's ``vals`` (arrays of its entries: numbers, one per index, so
+    every check of ``coo_arrays`` but the index range passes) into a dense
+    vector by the backend's unsorted scatter that checks each index itself
+    (``scatter_reduce_in_range``: no separate minimum/maximum pass) -- what
+    the checked path builds.  None where that path's other checks would
+    fail or it would not scatter (it then runs and raises in its order), or
+    where an index is out of range or the backend has no such pass."""
+    from .errors import GraphBLASError
+    if idx.dtype != np.int64 or idx.ndim != 1 or vals.ndim != 1 or \
+            vals.shape[0] != idx.shape[0] or vals.dtype.kind not in "biuf":
+        return None
+    try:
+        size = check_size(size, "Vector.from_coo size")
+        dup = _dup_op(dup_op)
+    except GraphBLASError:
+        return None
+    dt = dtypes.lookup(vals.dtype)
+    kind = be.scatter_kind(dup, dt)
+    if kind is None or idx.shape[0] == 0 or idx.shape[0] < DENSE_FRACTION * size:
+        return None
+    r = be.scatter_reduce_in_range(idx, be.cast(vals, dt), size, kind)
+    if r is None:
+        return None
+    v = cls(dt, size, device=be.name)
+    v._set_dense(r[0], r[1], bound=min(size, idx.shape[0]))
+    return v
 
 
 def _dup_op(dup_op):

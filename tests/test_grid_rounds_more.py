@@ -668,3 +668,120 @@ def test_pull_accum_rows_of_four(parallel, name, dt, lengths):
     o2 = old.copy()
     got2 = rowops.pull_accum(ip, ix, x, name, o2, True, parallel)
     assert got2 is o2 and np.array_equal(got2, want)
+
+
+# ---------------------------------------------------------------- from_coo of Vectors, range checked in the scatter
+def _fold_reference(idx, vals, op, n):
+    """Per position, the left-to-right fold of its values (Python)."""
+    out = {}
+    for i, v in zip(idx.tolist(), vals.tolist()):
+        if i not in out:
+            out[i] = v
+        elif op == "min":                   # (fmin: a NaN loses)
+            out[i] = float(np.fmin(out[i], v)) if isinstance(v, float) else min(out[i], v)
+        elif op == "max":
+            out[i] = float(np.fmax(out[i], v)) if isinstance(v, float) else max(out[i], v)
+        elif op == "land":
+            out[i] = out[i] and v
+        elif op == "lor":
+            out[i] = out[i] or v
+        else:
+            out[i] = out[i] + v
+    return out
+
+
+def _outcome(fn):
+    try:
+        return "ok", fn()
+    except Exception as e:          # noqa: BLE001 -- the error itself is compared
+        return type(e).__name__, str(e)
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data())
+def test_from_coo_of_vectors_checked_in_the_scatter(data):
+    """``Vector.from_coo(f, x, size, dup_op=op)`` with an index Vector and a
+    value Vector (connected components' hooking): the same vector as the
+    checked path (the backend's in-range scatter switched off) and as a
+    Python fold, or the same error (an index outside the size, negative, a
+    bad size or duplicate operator) -- full and sparse Vectors, every
+    scatter operator and type, fewer entries than the scatter takes."""
+    d = data.draw
+    size = d(st.sampled_from([1, 5, 40, 300]))
+    m = d(st.integers(0, 80))
+    lo, hi = d(st.sampled_from([(0, size), (0, size), (-2, size), (0, size + 2)]))
+    rng = np.random.default_rng(d(st.integers(0, 2 ** 16)))
+    idx = rng.integers(lo, hi, m) if hi > lo else np.zeros(m, np.int64)
+    vt = d(st.sampled_from(["int64", "int32", "uint8", "float64", "bool"]))
+    vals = rng.integers(-5, 6, m).astype(vt) if vt != "bool" else rng.random(m) < 0.5
+    if vt == "float64" and m and d(st.booleans()):
+        vals[0] = np.nan
+    op = d(st.sampled_from(["min", "max", "plus", "land", "lor", "times", "first"]))
+    sz = d(st.sampled_from([size, size, -1, "x"]))
+    it = d(st.sampled_from(["int64", "int32"]))
+    sparse = d(st.booleans())
+    n = max(m, 1)
+    pos = np.sort(rng.choice(3 * n, m, replace=False)) if sparse else np.arange(m)
+    nvec = int(pos[-1]) + 1 if m else 0
+    f = gb.Vector.from_coo(pos, idx.astype(it), nvec, dtype=it, device="cpu") if m else \
+        gb.Vector(it, 0, device="cpu")
+    x = gb.Vector.from_coo(pos, vals, nvec, dtype=vt, device="cpu") if m else \
+        gb.Vector(vt, 0, device="cpu")
+    note(f"size={sz} m={m} idx in [{lo},{hi}) {it} vals {vt} op={op} sparse={sparse}")
+
+    def build():
+        with np.errstate(all="ignore"):
+            v = gb.Vector.from_coo(f, x, sz, dup_op=gb.binary[op])
+        k, w = v.to_coo()
+        return v.dtype, v.size, k.tolist(), w.tolist()
+    got = _outcome(build)
+    with _Hook("scatter_reduce_in_range"):
+        want = _outcome(build)
+    assert got[0] == want[0], (got, want)
+    if got[0] != "ok":
+        assert got[1] == want[1]
+        return
+    assert got[1][:3] == want[1][:3]
+    np.testing.assert_array_equal(np.array(got[1][3], dtype=float), np.array(want[1][3],
+                                                                               dtype=float))
+    if ((op in ("min", "max") and vt != "bool") or (op in ("land", "lor") and vt == "bool")
+            or (op == "plus" and vt in ("int64", "float64"))):  # (a Python fold, no wrap)
+        ref = _fold_reference(idx, vals, op, size)
+        assert got[1][2] == sorted(ref)
+        refv = np.array([ref[i] for i in sorted(ref)], dtype=float)
+        np.testing.assert_allclose(np.array(got[1][3], dtype=float), refv, equal_nan=True)
+
+
+def test_from_coo_scatter_in_range_taken():
+    """Connected components' hooking on a grid takes the in-range scatter
+    (counted) and gives the checked path's vector; an index past the size
+    raises the checked path's error."""
+    from graphblast_py.errors import IndexOutOfBound
+    n = 40
+    f = gb.Vector.from_dense(np.arange(n)[::-1] % 7, device="cpu")
+    x = gb.Vector.from_dense(np.arange(n) * 3 % 11, device="cpu")
+    with _Hook("scatter_reduce_in_range"):
+        w = gb.Vector.from_coo(f, x, 7, dup_op=gb.binary.min)
+        with pytest.raises(IndexOutOfBound) as e_checked:
+            gb.Vector.from_coo(f, x, 6, dup_op=gb.binary.min)
+    calls = []
+    real = CPU.scatter_reduce_in_range
+
+    def spy(*a):
+        r = real(*a)
+        calls.append(r is not None)
+        return r
+    CPU.scatter_reduce_in_range = spy
+    try:
+        A = gb.generators.grid2d(12, 17, device="cpu")
+        labels = gb.algorithms.connected_components(A).to_dense()
+        assert calls and all(calls) and labels.tolist() == [0] * A.nrows
+        v = gb.Vector.from_coo(f, x, 7, dup_op=gb.binary.min)
+        assert calls[-1] is True and v.isequal(w, check_dtype=True)
+        assert v.to_coo()[0].tolist() == list(range(7))
+        with pytest.raises(IndexOutOfBound, match=r"indices\[\d+\] = 6 is outside \[0, 6\)") \
+                as e_fast:
+            gb.Vector.from_coo(f, x, 6, dup_op=gb.binary.min)
+        assert calls[-1] is False and str(e_fast.value) == str(e_checked.value)
+    finally:
+        del CPU.scatter_reduce_in_range

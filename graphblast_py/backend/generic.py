@@ -270,6 +270,13 @@ class ArrayBackend(SparseMixin, EwiseMixin, ReduceMixin, MatVecMixin, SpgemmMixi
         pres[idx] = True
         return out, pres
 
+    def scatter_reduce_in_range(self, idx, vals, size, op):
+        """:meth:`scatter_reduce` with the range check of ``idx`` done by the
+        scatter itself: None where an index is outside ``[0, size)`` (the
+        caller then takes its checked path, which reports it) or where the
+        backend has no such pass (None here)."""
+        return None
+
     def check_alloc(self, nbytes, what):
         """Refuse absurd allocations before trying them."""
         if nbytes > self.max_alloc_bytes():

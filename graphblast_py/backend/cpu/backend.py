@@ -383,6 +383,27 @@ class CPUBackend(ArrayBackend):
                                   np.ascontiguousarray(vals), code, out, pres)
         return out, pres
 
+    def scatter_reduce_in_range(self, idx, vals, size, op):
+        """:meth:`scatter_reduce` whose numba pass also checks each index
+        (``kernels.scatter_reduce_checked``: one pass over the entries
+        instead of a minimum/maximum pass and the scatter -- connected
+        components' hooking, ``from_coo(f, mngf, dup_op=min)``); None for an
+        index outside ``[0, size)`` (the partly written arrays are dropped)
+        or an index array that is not int64."""
+        if idx.dtype != np.int64 or idx.ndim != 1:
+            return None
+        from ...operators import monoid as M
+        if vals.dtype.kind == "b":
+            code = M.land.opcode if op == "min" else M.lor.opcode
+        else:
+            code = {"min": M.min, "max": M.max, "plus": M.plus}[op].opcode
+        out = np.zeros(size, dtype=vals.dtype)
+        pres = np.zeros(size, dtype=bool)
+        if _kernels().scatter_reduce_checked(idx, np.ascontiguousarray(vals), code, out,
+                                              pres) >= 0:
+            return None
+        return out, pres
+
     def expand(self, counts):
         counts = counts.astype(np.int64, copy=False)
         seg = np.repeat(np.arange(counts.shape[0], dtype=np.int64), counts)

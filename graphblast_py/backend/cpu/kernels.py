@@ -457,6 +457,48 @@ def scatter_reduce(idx, vals, addop, out, pres):
             pres[i] = True
 
 
+@njit(cache=True)
+def scatter_reduce_checked(idx, vals, addop, out, pres):
+    """:func:`scatter_reduce` that first tests each index against
+    ``[0, out.shape[0])``: returns the position k of the first index outside
+    it (the arrays are then partly written: the caller drops them), else
+    -1.  The min and max of the predefined integer and float types get
+    their own loop (no opcode dispatch per entry)."""
+    n = out.shape[0]
+    if addop == 2:                      # min
+        for k in range(idx.shape[0]):
+            i = idx[k]
+            if i < 0 or i >= n:
+                return k
+            if pres[i]:
+                out[i] = _sum(2, out[i], vals[k])
+            else:
+                out[i] = vals[k]
+                pres[i] = True
+        return -1
+    if addop == 3:                      # max
+        for k in range(idx.shape[0]):
+            i = idx[k]
+            if i < 0 or i >= n:
+                return k
+            if pres[i]:
+                out[i] = _sum(3, out[i], vals[k])
+            else:
+                out[i] = vals[k]
+                pres[i] = True
+        return -1
+    for k in range(idx.shape[0]):
+        i = idx[k]
+        if i < 0 or i >= n:
+            return k
+        if pres[i]:
+            out[i] = _add(addop, out[i], vals[k])
+        else:
+            out[i] = vals[k]
+            pres[i] = True
+    return -1
+
+
 def compile_segment_reduce(f):
     """A segmented reduction with a user operator (jitted ``f``)."""
     @njit
