@@ -73,7 +73,9 @@ class _NoPlan:
 
 def _fresh(A):
     """A copy of ``A`` (no plans kept from earlier calls)."""
-    return A.dup()
+    B = A.dup()
+    assert not any(isinstance(k, tuple) and k[:1] == ("plain",) for k in (B._derived or {}))
+    return B
 
 
 def _random_matrix(d, m, n, dtype):
@@ -121,13 +123,13 @@ def test_plain_push_against_the_model(data, monkeypatch):
         A = R.to_lib(A_r, form, "cpu")
         u = R.to_lib(u_r, "sparse", "cpu")
 
-        def call():
-            return u.vxm(A, s) if swap else A.mxv(u, s)
+        def call(M=A):
+            return u.vxm(M, s) if swap else M.mxv(u, s)
         spy = _Spy(monkeypatch)
         got = call()
         again = call()                      # the plan kept on A
         with _NoPlan():
-            noplan = call()
+            noplan = call(_fresh(A))        # (a copy: no plan made before)
         with _NoPlan(general=True):
             general = call()
     for x in (got, again, noplan, general):
