@@ -90,7 +90,8 @@ def vector_assign(w, value, indices=None, *, mask=None, accum=None, replace=Fals
                                                              w._be.cast(vf, w.dtype))))
             return w
     if (indices is None and isinstance(mask, Mask) and mask.structure and not mask.complement
-            and replace is False and not hasattr(value, "_be")):
+            and replace is False
+            and (value.__class__ in _PY_NUMBERS or not hasattr(value, "_be"))):
         # a scalar under F.S: w's structure grows by exactly F's -- recorded
         # for traversal speculation (operations/speculate.py)
         F = mask.parent
@@ -197,6 +198,9 @@ def _overwrite_sorted(be, kc, vc, kf, vf):
 
 
 _INT64 = np.dtype(np.int64)
+# scalars that are plainly no framework object (a BFS depth): no attribute
+# probe (a failed hasattr costs a raised and caught AttributeError)
+_PY_NUMBERS = frozenset((int, float, bool))
 _I64_MIN, _I64_MAX = -(1 << 63), (1 << 63) - 1
 
 

@@ -321,12 +321,14 @@ def answer(what, A, u, semiring, mask, replace, out, pull_input, swap):
     if out is u:
         # u's link is held by u alone and u's content is replaced: the same
         # record, one level on (the fields a new link would have); the
-        # checks above held for (A, M)
+        # checks above held for (A, M) (without ``full`` the kept pair is
+        # (A, M) already and replace is True: nothing to change)
         link, prev.k = prev, k + 1
-        if replace is not True:
-            link.checked = None
-        elif ck is None or ck[0]() is not A or ck[1]() is not M:
-            link.checked = (weakref.ref(A), weakref.ref(M))
+        if full:
+            if replace is not True:
+                link.checked = None
+            elif ck is None or ck[0]() is not A or ck[1]() is not M:
+                link.checked = (weakref.ref(A), weakref.ref(M))
     else:
         link = _Link(tok, swap, semiring, out_dtype, 0, trav, k + 1)
     link.m_ver, link.out_ver = M._ver, out._ver
