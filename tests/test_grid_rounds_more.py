@@ -787,3 +787,26 @@ def test_from_coo_scatter_in_range_taken():
         assert calls[-1] is False and str(e_fast.value) == str(e_checked.value)
     finally:
         del CPU.scatter_reduce_in_range
+
+
+def test_plain_push_on_a_dense_form_matrix_and_mxv_without_kept_csc():
+    """A matrix stored dense (its CSR built by the push, which drops the
+    plans kept before) and one that keeps no CSC (mxv pushes along a CSC
+    built for the call): the plain push gives the general path's result."""
+    S = sp.random(40, 40, density=0.1, random_state=3, format="csr")
+    S.data[:] = np.arange(S.nnz) % 5 + 1.0
+    u = gb.Vector.from_coo([3, 17], [1.0, 2.0], 40, device="cpu")
+    for dense in (False, True):
+        A = gb.Matrix.from_scipy(S, device="cpu")
+        A.keep_csc = False
+        if dense:
+            A.to_dense_form()
+        for s in (gb.semiring.min_plus, gb.semiring.plus_times):
+            for _ in range(2):
+                got = A.mxv(u, s), u.vxm(A, s)
+                with _NoPlan(general=True):
+                    want = A.mxv(u, s), u.vxm(A, s)
+                for g, w in zip(got, want):
+                    assert g.isequal(w, check_dtype=True)
+            if dense:
+                A.to_dense_form()

@@ -200,9 +200,12 @@ def _plain_plan(A, u, semiring, swap, n_in, n_out):
     longest = None
     if swap and be.exact_push_edges:
         longest = _longest_row(A, True, A._csr(False)[0])
-    P = A._csr(reads_a) if swap else A._csc_arrays(reads_a)
-    run = be.push_plan(P, semiring, out_dtype, a_iso, u.dtype, swap)
-    return out_dtype, lookup(out_dtype), reads_a, a_iso, nnz, per_row, longest, run
+    # (the backend's push plan is made at the first push, from the arrays
+    # it pushes along: a CSC the matrix does not keep is not built here)
+    return out_dtype, lookup(out_dtype), reads_a, a_iso, nnz, per_row, longest, _UNSET
+
+
+_UNSET = object()
 
 
 def _plain_push(what, A, u, semiring, swap):
@@ -239,6 +242,11 @@ def _plain_push(what, A, u, semiring, swap):
         return None
     stats.record(what, "push")
     P = A._csr(reads_a) if swap else A._csc_arrays(reads_a)
+    if run is _UNSET:
+        run = be.push_plan(P, semiring, out_dtype, a_iso, u.dtype, swap)
+        d = A._derived
+        if d is not None and d.get(key) is plan:   # (kept unless the matrix changed form)
+            d[key] = plan[:-1] + (run,)
     xidx, xvals = u._idx, u._vals
     r = run(P, xidx, xvals, n_out) if run is not None else None
     if r is not None:
