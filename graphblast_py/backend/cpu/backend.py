@@ -177,6 +177,16 @@ def _rowops():
     return _rowops_module
 
 
+
+def _scatter_code(vals, op):
+    """The monoid opcode of a scatter ``op`` ("min", "max", "plus") for the
+    kernels: each position's values folded with the monoid's own loop
+    operator (bool: land for min, lor for max)."""
+    from ...operators import monoid as M
+    if vals.dtype.kind == "b":
+        return M.land.opcode if op == "min" else M.lor.opcode
+    return {"min": M.min, "max": M.max, "plus": M.plus}[op].opcode
+
 class CPUBackend(ArrayBackend):
     name = "cpu"
     xp = np
@@ -372,11 +382,7 @@ class CPUBackend(ArrayBackend):
         position's values folded left to right with the monoid's own loop
         operator (min/max: fmin/fmax; bool: land/lor), presence set on the
         way; positions without an entry hold 0.  No sort, no fill pass."""
-        from ...operators import monoid as M
-        if vals.dtype.kind == "b":
-            code = M.land.opcode if op == "min" else M.lor.opcode
-        else:
-            code = {"min": M.min, "max": M.max, "plus": M.plus}[op].opcode
+        code = _scatter_code(vals, op)
         out = np.zeros(size, dtype=vals.dtype)
         pres = np.zeros(size, dtype=bool)
         _kernels().scatter_reduce(np.ascontiguousarray(idx, dtype=np.int64),
@@ -392,11 +398,7 @@ class CPUBackend(ArrayBackend):
         or an index array that is not int64."""
         if idx.dtype != np.int64 or idx.ndim != 1:
             return None
-        from ...operators import monoid as M
-        if vals.dtype.kind == "b":
-            code = M.land.opcode if op == "min" else M.lor.opcode
-        else:
-            code = {"min": M.min, "max": M.max, "plus": M.plus}[op].opcode
+        code = _scatter_code(vals, op)
         out = np.zeros(size, dtype=vals.dtype)
         pres = np.zeros(size, dtype=bool)
         if _kernels().scatter_reduce_checked(idx, np.ascontiguousarray(vals), code, out,
