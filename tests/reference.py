@@ -751,3 +751,46 @@ def smallest_labels(S):
     for v, c in enumerate(comp):
         smallest.setdefault(c, v)
     return [smallest[c] for c in comp]
+
+
+def check_cc_sssp_bfs(name, S):
+    """Connected components, SSSP (unit, 1..4 float and int64 weights from
+    three sources) and BFS levels of the undirected graph ``S`` (a SciPy
+    matrix; any stored values) on the CPU against SciPy's csgraph and
+    networkx, every entry: the whole-algorithm check of the CPU's round
+    paths (tests/test_grid_round_paths.py, tests/test_grid_rounds_more.py),
+    run under whatever switches the caller has set."""
+    import math
+    import networkx as nx
+    import scipy.sparse as sp
+    import scipy.sparse.csgraph as csgraph
+    import graphblast_py as gb
+    from graphblast_py import dtypes
+    n = S.shape[0]
+    S = sp.csr_matrix(S, dtype=np.float64)
+    S.data[:] = 1.0
+    A = gb.Matrix.from_scipy(S, device="cpu") if n else gb.Matrix(dtypes.FP64, 0, 0, device="cpu")
+    labels = gb.algorithms.connected_components(A).to_dense()
+    if n == 0:
+        assert labels.shape == (0,)
+        return
+    assert labels.tolist() == smallest_labels(S), name
+    G = nx.from_scipy_sparse_array(S)
+    for comp in nx.connected_components(G):     # networkx agrees on the partition
+        assert len({int(labels[v]) for v in comp}) == 1, name
+    W = S.copy()
+    W.data = (np.arange(W.nnz) % 4 + 1).astype(float)
+    W = ((W + W.T) / 2).tocsr()                  # symmetric weights 1..4
+    Aw = gb.Matrix.from_scipy(W, device="cpu")
+    Ai = gb.Matrix.from_scipy(W.astype(np.int64), device="cpu")
+    for src in sorted({0, n - 1, n // 2}):
+        got = gb.algorithms.sssp(Aw, src).to_dense(fill=math.inf)
+        assert np.array_equal(got, csgraph.dijkstra(W, directed=True, indices=src)), (name, src)
+        got = gb.algorithms.sssp(Ai, src).to_dense(fill=math.inf)
+        assert np.array_equal(got, csgraph.dijkstra(W.astype(np.int64), directed=True,
+                                                    indices=src)), (name, src)
+        d1 = gb.algorithms.sssp(A, src).to_dense(fill=math.inf)
+        assert np.array_equal(d1, csgraph.dijkstra(S, directed=True, indices=src)), (name, src)
+        lv = gb.algorithms.bfs(A, src).to_dense(fill=-1)
+        ref = csgraph.shortest_path(S, unweighted=True, indices=src)
+        assert np.array_equal(lv, np.where(np.isinf(ref), -1, ref).astype(np.int64)), (name, src)

@@ -25,11 +25,9 @@ the GPU's, runs):
 """
 import math
 
-import networkx as nx
 import numpy as np
 import pytest
 import scipy.sparse as sp
-import scipy.sparse.csgraph as csgraph
 from hypothesis import given, note, settings
 from hypothesis import strategies as st
 
@@ -243,31 +241,8 @@ _FAM = R.undirected_families()
 @pytest.mark.parametrize("mode", ["on", "off", "parallel"])
 @pytest.mark.parametrize("name,S", _FAM, ids=[f[0] for f in _FAM])
 def test_cc_and_sssp_on_families(name, S, mode):
-    n = S.shape[0]
-    S = sp.csr_matrix(S, dtype=np.float64)
-    S.data[:] = 1.0
     with _switch(mode):
-        A = gb.Matrix.from_scipy(S, device="cpu") if n else \
-            gb.Matrix(dtypes.FP64, 0, 0, device="cpu")
-        labels = gb.algorithms.connected_components(A).to_dense()
-        if n == 0:
-            assert labels.shape == (0,)
-            return
-        assert labels.tolist() == R.smallest_labels(S)
-        G = nx.from_scipy_sparse_array(S)
-        for comp in nx.connected_components(G):     # networkx agrees on the partition
-            assert len({int(labels[v]) for v in comp}) == 1
-        # weighted SSSP (weights 1..4) against SciPy's dijkstra
-        W = S.copy()
-        W.data = (np.arange(W.nnz) % 4 + 1).astype(float)
-        W = (W + W.T) / 2      # symmetric weights
-        Aw = gb.Matrix.from_scipy(W.tocsr(), device="cpu")
-        for src in sorted({0, n - 1, n // 2}):
-            got = gb.algorithms.sssp(Aw, src).to_dense(fill=math.inf)
-            ref = csgraph.dijkstra(W, directed=True, indices=src)
-            assert np.allclose(got, ref, rtol=0, atol=0, equal_nan=False), (name, src)
-            d1 = gb.algorithms.sssp(A, src).to_dense(fill=math.inf)
-            assert np.array_equal(d1, csgraph.dijkstra(S, directed=True, indices=src))
+        R.check_cc_sssp_bfs(name, S)
 
 
 # ---------------------------------------------------------------- the SSSP round's calls

@@ -15,11 +15,9 @@ taken):
 """
 import math
 
-import networkx as nx
 import numpy as np
 import pytest
 import scipy.sparse as sp
-import scipy.sparse.csgraph as csgraph
 from hypothesis import given, note, settings
 from hypothesis import strategies as st
 
@@ -264,38 +262,9 @@ _FAM = R.undirected_families()
 @pytest.mark.parametrize("mode", ["on", "noplan", "general"])
 @pytest.mark.parametrize("name,S", _FAM, ids=[f[0] for f in _FAM])
 def test_sssp_and_cc_on_families(name, S, mode):
-    n = S.shape[0]
-    S = sp.csr_matrix(S, dtype=np.float64)
-    S.data[:] = 1.0
     ctx = _NoPlan(general=mode == "general") if mode != "on" else _Null()
     with ctx:
-        A = gb.Matrix.from_scipy(S, device="cpu") if n else \
-            gb.Matrix(dtypes.FP64, 0, 0, device="cpu")
-        labels = gb.algorithms.connected_components(A).to_dense()
-        if n == 0:
-            assert labels.shape == (0,)
-            return
-        assert labels.tolist() == R.smallest_labels(S)
-        G = nx.from_scipy_sparse_array(S)
-        for comp in nx.connected_components(G):
-            assert len({int(labels[v]) for v in comp}) == 1
-        W = S.copy()
-        W.data = (np.arange(W.nnz) % 4 + 1).astype(float)
-        W = ((W + W.T) / 2).tocsr()
-        Aw = gb.Matrix.from_scipy(W, device="cpu")
-        Ai = gb.Matrix.from_scipy(W.astype(np.int64), device="cpu")
-        for src in sorted({0, n - 1, n // 2}):
-            got = gb.algorithms.sssp(Aw, src).to_dense(fill=math.inf)
-            ref = csgraph.dijkstra(W, directed=True, indices=src)
-            assert np.array_equal(got, ref), (name, src)
-            got = gb.algorithms.sssp(Ai, src).to_dense(fill=math.inf)
-            assert np.array_equal(got, csgraph.dijkstra(W.astype(np.int64), directed=True,
-                                                        indices=src))
-            d1 = gb.algorithms.sssp(A, src).to_dense(fill=math.inf)
-            assert np.array_equal(d1, csgraph.dijkstra(S, directed=True, indices=src))
-            lv = gb.algorithms.bfs(A, src).to_dense(fill=-1)
-            ref = csgraph.shortest_path(S, unweighted=True, indices=src)
-            assert np.array_equal(lv, np.where(np.isinf(ref), -1, ref).astype(np.int64))
+        R.check_cc_sssp_bfs(name, S)
 
 
 class _Null:
