@@ -1272,9 +1272,6 @@ class GPUBackend(ArrayBackend):
             return mk[sel], outv[sel]
 
     _IDIV = {}
-    _CTYPE = {"int8": "signed char", "int16": "short", "int32": "int", "int64": "long long",
-              "uint8": "unsigned char", "uint16": "unsigned short", "uint32": "unsigned int",
-              "uint64": "unsigned long long"}
 
     def binary(self, op, x, y, out_dtype):
         """Integer ``div`` (the predefined one) as one elementwise kernel with
@@ -1290,7 +1287,7 @@ class GPUBackend(ArrayBackend):
             return super().binary(op, x, y, out_dtype)
         k = self._IDIV.get(dt)
         if k is None:
-            c = self._CTYPE[dt.name]
+            c = K.ctype(dt)
             info = np.iinfo(dt)
             hi = f"(({c}){info.max}ULL)"
             if dt.kind == "u":

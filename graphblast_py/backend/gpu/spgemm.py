@@ -258,11 +258,10 @@ def edge_common(be, ip, ix):
     if n == 0 or nnz == 0:
         return c
     ip, ix = cupy.ascontiguousarray(ip), cupy.ascontiguousarray(ix)
-    ctype = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long"}
     rows = be.rows_of(ip, nnz)
     fn = be._fn(("edge_common", ip.dtype, ix.dtype),
-                lambda: EDGE_COMMON.replace("{IP}", ctype[ip.dtype]).replace(
-                    "{IX}", ctype[ix.dtype]), "edge_common")
+                lambda: EDGE_COMMON.replace("{IP}", K.ctype(ip.dtype)).replace(
+                    "{IX}", K.ctype(ix.dtype)), "edge_common")
     blocks = max(1, min((nnz + K.BLOCK - 1) // K.BLOCK, 1 << 20))
     fn((blocks,), (K.BLOCK,), (ip, ix, rows, np.int64(nnz), c))
     return c
