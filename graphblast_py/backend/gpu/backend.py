@@ -144,18 +144,17 @@ class GPUBackend(ArrayBackend):
     CUSPARSE_PULL = True
     # the same product by the structure-only kernel spmv_sum instead (an iso
     # matrix's value compiled in: 4 bytes read per entry, not cuSPARSE's 4 + 8
-    # of the value array it needs): rows of at most SUM_SHORT_ROW entries by
-    # a group of lanes each (SUM_PULL_LANES, None for the rule of
-    # _sum_lanes), longer ones by a warp each, hub rows (PULL_HEAVY_ROW) by
-    # pull_block.  SUM_PULL_MAX_ROW: taken only for matrices whose longest
-    # row is at most this long (meshes, grids, roads), cuSPARSE for the rest
-    # (None: every matrix).  benchmarks/pull_variants.py, one H200: the 1000^2
-    # grid 0.052-0.061 ms against cuSPARSE's 0.076-0.081 (0.68-0.75x); Kronecker
-    # 20 / 22 0.37 / 1.50 ms against 0.29 / 1.11 (1.28-1.35x, the rows of a
-    # power-law graph by length bins), so power-law graphs stay with cuSPARSE
+    # of the value array it needs), a group of lanes per row (SUM_PULL_LANES,
+    # None for the rule of _sum_lanes), taken only for matrices whose longest
+    # row is at most SUM_PULL_MAX_ROW (meshes, grids, roads), cuSPARSE for
+    # the rest (None: every matrix).  benchmarks/pull_variants.py, one H200:
+    # the 1000^2 grid 0.052-0.061 ms against cuSPARSE's 0.076-0.081
+    # (0.68-0.75x); on Kronecker 20 / 22 versions with the hub rows apart or
+    # the rows binned by length took 1.28-1.40x cuSPARSE's time (taken out),
+    # this one 4.6x at Kronecker 20 (a group walks each hub row), so
+    # power-law graphs stay with cuSPARSE
     SUM_PULL = True
     SUM_PULL_LANES = None
-    SUM_SHORT_ROW = 32
     SUM_PULL_MAX_ROW = 32
     # an unmasked pull that does not stop early takes rows longer than this
     # (hubs) by a block each (pull_block) and the rest by the kernel over a
@@ -855,8 +854,8 @@ class GPUBackend(ArrayBackend):
         return None
 
     def _sum_lanes(self, nnz, nrows):
-        """Lanes per row of spmv_sum's short rows: the power of two nearest
-        half the mean row length, from 2 to 32 (SUM_PULL_LANES if set)."""
+        """Lanes per row of spmv_sum: the power of two nearest half the mean
+        row length, from 2 to 32 (SUM_PULL_LANES if set)."""
         if self.SUM_PULL_LANES:
             return int(self.SUM_PULL_LANES)
         mean = nnz / max(nrows, 1)
@@ -865,42 +864,14 @@ class GPUBackend(ArrayBackend):
             lanes *= 2
         return lanes
 
-    def _sum_bins(self, indptr, cache=None):
-        """spmv_sum's rows binned by length: None when no row is longer than
-        SUM_SHORT_ROW (all rows alike) or longer than SUM_PULL_MAX_ROW (not
-        taken), else int64 lists (rows of at most SUM_SHORT_ROW entries,
-        empty ones included; longer ones up to PULL_HEAVY_ROW; longer still,
-        or None) and the short rows' entries; with the longest row's length.
-        A few device reads, once: kept in the matrix's ``cache``."""
-        key = ("sum_bins", indptr.data.ptr, indptr.shape[0], self.SUM_SHORT_ROW,
-               self.PULL_HEAVY_ROW, self.SUM_PULL_MAX_ROW)
-        if cache is not None and key in cache:
-            return cache[key]
-        lens = indptr[1:].astype(np.int64) - indptr[:-1].astype(np.int64)
-        longest = int(lens.max()) if lens.shape[0] else 0
-        bins = None
-        limit = self.SUM_PULL_MAX_ROW
-        if longest > self.SUM_SHORT_ROW and (limit is None or longest <= limit):
-            # (no bins for a matrix spmv_sum will not take)
-            heavy = max(self.PULL_HEAVY_ROW or longest, self.SUM_SHORT_ROW)
-            short = lens <= self.SUM_SHORT_ROW
-            big = lens > heavy
-            bins = (cupy.flatnonzero(short), cupy.flatnonzero(~short & ~big),
-                    cupy.flatnonzero(big) if longest > heavy else None,
-                    int(lens[short].sum()))
-        out = (bins, longest)
-        if cache is not None:
-            cache[key] = out
-        return out
-
     def _sum_pull(self, R, x, semiring, rows, swap, out_dtype, structure_only, a_iso,
                   cache=None):
         """PageRank's product (the case of :meth:`_plus_pull_case`) by
-        spmv_sum: structure only (an iso matrix's value compiled in), rows
-        binned by length (:meth:`_sum_bins`; each bin one launch), the hub
-        rows by pull_block; no fill, nothing waits on the device (the bins
-        are found once per matrix and kept in ``cache``).  Returns (outv,
-        outp) or None when the case does not apply."""
+        spmv_sum on a matrix whose rows are all short (SUM_PULL_MAX_ROW):
+        structure only (an iso matrix's value compiled in), one launch, no
+        fill, nothing waits on the device (the longest row,
+        ``max_row_length``, is found once per matrix and kept in ``cache``).
+        Returns (outv, outp) or None when the case does not apply."""
         if not self.SUM_PULL:
             return None
         case = self._plus_pull_case(R, x, semiring, rows, swap, out_dtype, structure_only,
@@ -908,9 +879,15 @@ class GPUBackend(ArrayBackend):
         if case is None:
             return None
         indptr, indices, rvals = R
-        bins, longest = self._sum_bins(indptr, cache)
-        if self.SUM_PULL_MAX_ROW is not None and longest > self.SUM_PULL_MAX_ROW:
-            return None
+        if self.SUM_PULL_MAX_ROW is not None:
+            key = ("max_row_length", indptr.data.ptr, indptr.shape[0])
+            longest = cache.get(key) if cache is not None else None
+            if longest is None:
+                longest = self.max_row_length(indptr)
+                if cache is not None:
+                    cache[key] = longest
+            if longest > self.SUM_PULL_MAX_ROW:
+                return None
         tag, value = case
         out_dtype = np.dtype(out_dtype)
         xvals = _c(x[0])
@@ -918,36 +895,19 @@ class GPUBackend(ArrayBackend):
         read_a = tag == "vals"
         ta = rvals.dtype if read_a else out_dtype
         iso = None if read_a else value
-        ip, ix = _c(indptr), _c(indices)
-        av = _c(rvals) if read_a else self._dummy(ta)
+        lanes = self._sum_lanes(indices.shape[0], nrows)
+        key = ("spmv_sum", semiring.monoid, semiring.mult, ta, xvals.dtype, out_dtype,
+               indptr.dtype, indices.dtype, bool(swap), _iso_key(iso), lanes)
+        fn = self._fn(key, lambda: K.spmv_sum_source(semiring, ta, xvals.dtype, out_dtype,
+                                                     indptr.dtype, indices.dtype, swap,
+                                                     lanes, iso), "spmv_sum")
         with _OOM("the pull SpMV output", nrows):
             outv = cupy.empty(nrows, dtype=out_dtype)     # read only where outp is set
             outp = cupy.empty(nrows, dtype=bool)
-
-        def module(lanes):
-            key = ("spmv_sum", semiring.monoid, semiring.mult, ta, xvals.dtype, out_dtype,
-                   indptr.dtype, indices.dtype, bool(swap), _iso_key(iso), lanes)
-            return key, lambda: K.spmv_sum_source(semiring, ta, xvals.dtype, out_dtype,
-                                                  indptr.dtype, indices.dtype, swap, lanes, iso)
-
-        def launch(lanes, rws, nlist):
-            if nlist:
-                fn = self._fn(*module(lanes), "spmv_sum")
-                fn(_grid_capped(nlist * lanes), (K.BLOCK,),
-                   (ip, ix, av, np.int32(read_a), xvals,
-                    rws if rws is not None else self._dummy(_I64), np.int32(rws is None),
-                    np.int64(nlist), outv, outp))
-        if bins is None:
-            launch(self._sum_lanes(indices.shape[0], nrows), None, nrows)
-        else:
-            short, medium, heavy, short_nnz = bins
-            launch(self._sum_lanes(short_nnz, short.shape[0]), short, short.shape[0])
-            launch(32, medium, medium.shape[0])
-            if heavy is not None:
-                fb = self._fn(*module(32), "pull_block")
-                fb((int(min(heavy.shape[0], 1 << 16)),), (K.BLOCK,),
-                   (ip, ix, av, np.int32(read_a), xvals, np.int32(1), self._dummy(_BOOL),
-                    np.int32(0), heavy, np.int64(heavy.shape[0]), outv, outp))
+        if nrows:
+            fn(_grid_capped(nrows * lanes), (K.BLOCK,),
+               (_c(indptr), _c(indices), _c(rvals) if read_a else self._dummy(ta),
+                np.int32(read_a), xvals, np.int64(nrows), outv, outp))
         self.last_kernel = ("pull", self._reads(semiring, swap)[0], False, False)
         return outv, outp
 

@@ -430,31 +430,26 @@ def pull_block_source(semiring, ta, tx, tout, ip, ix, swap, a_iso=None):
 
 
 
-# an unmasked (plus, multiply) pull over a full input -- PageRank's product:
-# LANES lanes per row (a power of two up to 32, fixed per module), so a
-# warp walks 32 / LANES rows at once; the loop over the warp's rows is
-# uniform across the warp, so the group's shuffles run with every lane.
-# Rows: all of them (all_rows) or the list `rows` (the backend bins rows by
-# length, so that the rows a warp walks together are alike and no group
-# waits on a long row: short rows by a few lanes, longer ones by a warp,
-# hub rows by pull_block).  Every row it walks is written: its sum where it
-# has entries, outp[r] = row non-empty (the input has an entry at every
+# an unmasked (plus, multiply) pull over a full input -- PageRank's product
+# on a matrix whose rows are all short: LANES lanes per row (a power of two
+# up to 32, fixed per module), so a warp walks 32 / LANES rows at once; the
+# loop over the warp's rows is uniform across the warp, so the group's
+# shuffles run with every lane.  Every row is written: its sum where it has
+# entries, outp[r] = row non-empty (the input has an entry at every
 # position), so the outputs need no fill.
 _SPMV_SUM = r"""
 extern "C" __global__ void spmv_sum(
     const IP* __restrict__ indptr, const IX* __restrict__ indices,
     const TA* __restrict__ avals, int read_a, const TX* __restrict__ xvals,
-    const i64* __restrict__ rows, int all_rows, i64 nlist,
-    TOUT* __restrict__ outv, bool* __restrict__ outp)
+    i64 nrows, TOUT* __restrict__ outv, bool* __restrict__ outp)
 {
     const int lane = threadIdx.x & (LANES - 1);
     const i64 per_warp = 32 / LANES;
     i64 nwarps = ((i64)gridDim.x * blockDim.x) >> 5;
     i64 w = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
-    for (i64 base = w * per_warp; base < nlist; base += nwarps * per_warp) {
-        i64 t = base + ((threadIdx.x & 31) / LANES);
-        bool live = t < nlist;
-        i64 r = live ? (all_rows ? t : rows[t]) : 0;
+    for (i64 base = w * per_warp; base < nrows; base += nwarps * per_warp) {
+        i64 r = base + ((threadIdx.x & 31) / LANES);
+        bool live = r < nrows;
         i64 p0 = live ? (i64)indptr[r] : 0, p1 = live ? (i64)indptr[r + 1] : 0;
         TOUT acc = (TOUT)0;
 #pragma unroll 4
@@ -474,10 +469,11 @@ extern "C" __global__ void spmv_sum(
 
 
 def spmv_sum_source(semiring, ta, tx, tout, ip, ix, swap, lanes, a_iso=None):
-    """``pull_block`` (for the hub rows) and ``spmv_sum`` with ``lanes``
-    lanes per row; the monoid must be ``plus`` (its identity is 0)."""
+    """``spmv_sum`` with ``lanes`` lanes per row (in the pull kernels'
+    module, for their prelude); the monoid must be ``plus`` (its identity
+    is 0)."""
     sh = _SHFL[_code(tout)]
-    return (pull_block_source(semiring, ta, tx, tout, ip, ix, swap, a_iso)
+    return (pull_source(semiring, ta, tx, tout, ip, ix, swap, False, a_iso)
             + f"#define LANES {int(lanes)}\n"
             + "__device__ __forceinline__ TOUT shfl_down_out_w(TOUT v, int d) {\n"
             + f"    return (TOUT)__shfl_down_sync(FULL_MASK, ({sh})v, d, LANES);\n}}\n"
