@@ -198,10 +198,9 @@ class ArrayBackend(SparseMixin, EwiseMixin, ReduceMixin, MatVecMixin, SpgemmMixi
         """In place: ``vals[m] = src[m]`` and ``pres |= m`` (``m`` a bool
         array over the positions, ``src`` an array of ``vals``' type and
         length; neither is ``vals`` or ``pres``).  Nothing waits on the
-        device."""
-        xp = self.xp
-        xp.copyto(vals, src, where=m)
-        xp.bitwise_or(pres, m, out=pres)
+        device.  (:meth:`assign_where`'s ``copyto`` takes an array as well
+        as a scalar: the same two steps.)"""
+        ArrayBackend.assign_where(self, vals, pres, m, src)
 
     def cast(self, a, dtype):
         return a if a.dtype == dtype else a.astype(dtype)

@@ -97,7 +97,7 @@ class MatVecMixin:
             vals, pres = x
             idx = self.arange(vals.shape[0]) if pres is None else self.xp.flatnonzero(pres)
             x = SparseResult(idx, vals[idx])
-        return SparseResult(*self.spmspv_push(P, tuple(x), semiring, allowed, swap, out_dtype,
+        return SparseResult(*self.spmspv_push(P, x, semiring, allowed, swap, out_dtype,
                                               n_out, structure_only=structure_only, a_iso=a_iso))
 
     def pull(self, R, x, semiring, allowed, swap, out_dtype, structure_only=True,

@@ -572,19 +572,6 @@ class CPUBackend(ArrayBackend):
 
     _sink = np.zeros(1, dtype=bool)   # the kernels' dummy store target (keep_a)
 
-    def push(self, P, x, semiring, allowed, swap, out_dtype, n_out, structure_only=True,
-             complement=False, max_row_length=None, a_iso=None):
-        """The generic push (a sorted :meth:`spmspv_push` result) without
-        its conversions where the frontier comes sparse."""
-        if x.__class__ is not SparseResult:
-            return super().push(P, x, semiring, allowed, swap, out_dtype, n_out,
-                                structure_only=structure_only, complement=complement,
-                                max_row_length=max_row_length, a_iso=a_iso)
-        if complement and allowed is not None:
-            allowed = ~allowed
-        return SparseResult(*self.spmspv_push(P, x, semiring, allowed, swap, out_dtype, n_out,
-                                              structure_only=structure_only, a_iso=a_iso))
-
     def spmspv_push(self, P, x, semiring, allowed, swap, out_dtype, n_out, structure_only=True,
                     a_iso=None):
         indptr, indices, pvals = P
