@@ -296,27 +296,17 @@ def _compare_at_own_mask(a, b, op, left_default, right_default, mask):
     x = mask.parent
     be = a._be
     if (op.is_user or op.name not in _CMP or b._be is not be or b.size != a.size
-            or x.__class__ is not Vector or not be.ewise_mask_first):
+            or x.__class__ is not Vector or not be.ewise_mask_first
+            or (x is not a and x is not b) or x._form != "sparse"
+            or x._nvals_estimate() >= DENSE_FRACTION * x.size):
         return None
-    d = b if x is a else a if x is b else None
-    if d is None or d._form != "dense" or x._form != "sparse":
-        return None
-    nm = x._nvals_estimate()
-    if nm >= DENSE_FRACTION * x.size:
-        return None
-    mk = x._idx
-    xv = x._values_at_own_keys(mk)
-    if xv is None:
-        return None
-    dt = op.out_dtype(a.dtype, b.dtype)
     ld = dtypes.cast_scalar(left_default, a.dtype, "ewise_union: left_default")
     rd = dtypes.cast_scalar(right_default, b.dtype, "ewise_union: right_default")
-    dv, dp = d._dense(lend=True)
-    vals = be.compare_at(op, xv, mk, dv, dp, rd if x is a else ld, x is b)
-    if vals is None:
+    T = _compare_union_at(be, op, a, b, mask, x._idx, ld, rd)
+    if T is None:
         return None
-    dt = dtypes.lookup(dt)
-    return Vector._new_sparse(dt, a.size, be, mk, be.cast(vals, dt))
+    dt = dtypes.lookup(op.out_dtype(a.dtype, b.dtype))
+    return Vector._new_sparse(dt, a.size, be, T.keys, be.cast(T.vals, dt))
 
 
 def _compare_union_at(be, op, a, b, mask, mk, ld, rd):

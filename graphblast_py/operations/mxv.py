@@ -39,10 +39,8 @@ from ..vector import Vector
 from ..stats import stats
 from ..results import SparseResult
 from . import speculate
-from ..dtypes import lookup
 from ..operators.core import Semiring
 from .common import as_semiring, check_replace, check_user_op, finish, prepare
-from .output import write
 
 EARLY_EXIT_FACTOR = 0.25
 
@@ -202,7 +200,7 @@ def _plain_plan(A, u, semiring, swap, n_in, n_out):
         longest = _longest_row(A, True, A._csr(False)[0])
     # (the backend's push plan is made at the first push, from the arrays
     # it pushes along: a CSC the matrix does not keep is not built here)
-    return out_dtype, lookup(out_dtype), reads_a, a_iso, nnz, per_row, longest, _UNSET
+    return out_dtype, reads_a, a_iso, nnz, per_row, longest, _UNSET
 
 
 _UNSET = object()
@@ -229,7 +227,7 @@ def _plain_push(what, A, u, semiring, swap):
     plan = d.get(key) if d is not None else None
     if plan is None:
         plan = A._cached(key, lambda: _plain_plan(A, u, semiring, swap, n_in, n_out))
-    out_dtype, out_dt, reads_a, a_iso, nnz, per_row, longest, run = plan
+    out_dtype, reads_a, a_iso, nnz, per_row, longest, run = plan
     if nnz == 0:
         return None
     # _choose's push tests (no mask: every output row is allowed)
@@ -249,15 +247,10 @@ def _plain_push(what, A, u, semiring, swap):
             d[key] = plan[:-1] + (run,)
     xidx, xvals = u._idx, u._vals
     r = run(P, xidx, xvals, n_out) if run is not None else None
-    if r is not None:
-        return Vector._new_sparse(out_dt, n_out, be, r[0], be.cast(r[1], out_dt))
-    w = Vector._new_empty(out_dt, n_out, be)
-    T = be.push(P, SparseResult(xidx, xvals), semiring, None, swap, out_dtype, n_out,
+    T = SparseResult(r[0], r[1]) if r is not None else \
+        be.push(P, SparseResult(xidx, xvals), semiring, None, swap, out_dtype, n_out,
                 a_iso=a_iso)
-    if T.__class__ is SparseResult:
-        w._set_sparse(T.keys, be.cast(T.vals, out_dt))
-        return w
-    return write(w, T, None, None, False, False)
+    return finish(None, T, out_dtype, (n_out,), be, None, None, False, True)
 
 
 def _pull_into(be, R, u, semiring, accum, out, out_dtype, swap):
