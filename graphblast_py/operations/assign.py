@@ -58,37 +58,34 @@ def vector_assign(w, value, indices=None, *, mask=None, accum=None, replace=Fals
                 w._update_from(fp, w._be.cast(fv, w.dtype),
                                min(w.size, w._nv_hi + value._nvals_bound()))
                 return w
-        if value._form == "sparse" and w._form == "dense":
-            # a sparse F into a dense w (SSSP's ``dist<f.S> = f``): what
-            # _assign's whole-vector path and the output rule's sparse-mask
-            # branch do (F's positions take F's values, in w's own arrays
-            # where it owns them: Vector._update_dense), without their
-            # general set-up
-            idx, vals = value._view()   # (sparse: the keys and values, handed out)
-            # (nothing to clear first: the positions that would lose their
-            # entry are the ones that take F's)
-            w._update_dense(idx[:0], idx, w._be.cast(vals, w.dtype),
-                            min(w.size, w._nv_hi + idx.shape[0]))
-            return w
-        if (value._form == "sparse" and w._form == "sparse" and not w._be.dense_vectors
-                and w._nvals_estimate() < DENSE_FRACTION * w.size):
-            kf, vf = value._view()
-            if _merged_enough(w):
-                # w has been merged into often enough that its copies cost
-                # a dense form's build: it turns dense here (the update in
-                # a dense form built from its entries) and later updates
+        if value._form == "sparse":
+            merge = (w._form == "sparse" and not w._be.dense_vectors
+                     and w._nvals_estimate() < DENSE_FRACTION * w.size)
+            if w._form == "dense" or (merge and _merged_enough(w)):
+                # F's positions take F's values in w's own arrays where it
+                # owns them (Vector._update_dense): a sparse F into a dense
+                # w (SSSP's ``dist<f.S> = f``: what _assign's whole-vector
+                # path and the output rule's sparse-mask branch do, without
+                # their general set-up), or into a sparse w that has been
+                # merged into often enough that its copies cost a dense
+                # form's build -- it turns dense here, and later updates
                 # write only F's positions (SSSP's distances on the
-                # 1000x1000 grid: ~110 merges of up to 60k entries each)
+                # 1000x1000 grid: ~110 merges of up to 60k entries each).
+                # Nothing to clear first: the positions that would lose
+                # their entry are the ones that take F's.
+                kf, vf = value._view()  # (sparse: the keys and values, handed out)
                 w._update_dense(kf[:0], kf, w._be.cast(vf, w.dtype),
                                 min(w.size, w._nv_hi + kf.shape[0]))
                 return w
-            # both sparse (SSSP's first rounds): where _assign's key path and
-            # the output rule's arrive, F's entries and w's others, by one
-            # search and one merge of two sorted runs
-            kc, vc = w._sparse()
-            w._assign_result(SparseResult(*_overwrite_sorted(w._be, kc, vc, kf,
-                                                             w._be.cast(vf, w.dtype))))
-            return w
+            if merge:
+                # both sparse (SSSP's first rounds): where _assign's key path
+                # and the output rule's arrive, F's entries and w's others,
+                # by one search and one merge of two sorted runs
+                kf, vf = value._view()
+                kc, vc = w._sparse()
+                w._assign_result(SparseResult(*_overwrite_sorted(w._be, kc, vc, kf,
+                                                                 w._be.cast(vf, w.dtype))))
+                return w
     if (indices is None and isinstance(mask, Mask) and mask.structure and not mask.complement
             and replace is False
             and (value.__class__ in _PY_NUMBERS or not hasattr(value, "_be"))):
