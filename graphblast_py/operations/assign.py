@@ -16,7 +16,7 @@ from ..indexing import parse_index
 from ..mask import Mask
 from ..results import DenseVectorResult, SparseResult
 from .apply import _scalar
-from .common import check_replace
+from .common import PY_NUMBERS, check_replace
 from .output import resolve_accum, union, write
 from .speculate import level_keys, level_values, note_growth
 from ..vector import DENSE_FRACTION, Vector
@@ -88,7 +88,7 @@ def vector_assign(w, value, indices=None, *, mask=None, accum=None, replace=Fals
                 return w
     if (indices is None and isinstance(mask, Mask) and mask.structure and not mask.complement
             and replace is False
-            and (value.__class__ in _PY_NUMBERS or not hasattr(value, "_be"))):
+            and (value.__class__ in PY_NUMBERS or not hasattr(value, "_be"))):
         # a scalar under F.S: w's structure grows by exactly F's -- recorded
         # for traversal speculation (operations/speculate.py)
         F = mask.parent
@@ -195,9 +195,6 @@ def _overwrite_sorted(be, kc, vc, kf, vf):
 
 
 _INT64 = np.dtype(np.int64)
-# scalars that are plainly no framework object (a BFS depth): no attribute
-# probe (a failed hasattr costs a raised and caught AttributeError)
-_PY_NUMBERS = frozenset((int, float, bool))
 _I64_MIN, _I64_MAX = -(1 << 63), (1 << 63) - 1
 
 

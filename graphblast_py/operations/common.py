@@ -11,6 +11,12 @@ from ..vector import Vector
 from .output import resolve_accum, write
 
 
+# Python numbers, plainly no framework object: an operand's class tested
+# against these needs no attribute probe (a failed hasattr costs a raised
+# and caught AttributeError) -- a BFS depth, ewise_union's defaults
+PY_NUMBERS = frozenset((int, float, bool))
+
+
 def prepare(what, operands, out, out_shape, out_is_vector, mask, accum):
     """Validate devices, ``out`` and ``mask``; returns the resolved accum op."""
     objs = list(operands)

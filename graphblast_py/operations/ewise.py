@@ -14,7 +14,8 @@ from ..mask import Mask
 from ..results import DenseVectorResult, SparseResult
 from ..operators.core import BinaryOp
 from ..vector import DENSE_FRACTION, Vector
-from .common import as_binary, check_replace, check_user_op, finish, plain_vector_call, prepare
+from .common import (PY_NUMBERS, as_binary, check_replace, check_user_op, finish,
+                     plain_vector_call, prepare)
 from .output import _op, intersect, union
 
 
@@ -228,9 +229,6 @@ def ewise_mult(a, b, op, *, mask=None, accum=None, replace=False, out=None):
     return finish(out, T, dt, a.shape, be, mask, accum, replace, a._is_vector)
 
 
-_PY_SCALARS = frozenset((float, int, bool))
-
-
 def _plain(a, b, op, out, mask, accum, replace):
     """True when :func:`_setup` would raise nothing and return ``(op,
     None)``: two Vectors of one size on one device, a predefined BinaryOp
@@ -244,14 +242,14 @@ def ewise_union(a, b, op, left_default, right_default, *, mask=None, accum=None,
                 out=None):
     if (mask.__class__ is Mask and out is None and accum is None and replace is False
             and mask.structure and not mask.complement and op.__class__ is BinaryOp
-            and left_default.__class__ in _PY_SCALARS and right_default.__class__ in _PY_SCALARS
+            and left_default.__class__ in PY_NUMBERS and right_default.__class__ in PY_NUMBERS
             and a.__class__ is Vector and b.__class__ is Vector):
         r = _compare_at_own_mask(a, b, op, left_default, right_default, mask)
         if r is not None:
             return r
     if not _plain(a, b, op, out, mask, accum, replace):
         op, accum = _setup("ewise_union", a, b, op, out, mask, accum, replace)
-    if not (left_default.__class__ in _PY_SCALARS and right_default.__class__ in _PY_SCALARS):
+    if not (left_default.__class__ in PY_NUMBERS and right_default.__class__ in PY_NUMBERS):
         # (a Python float, int or bool passes these checks as it is)
         for name, v in (("left_default", left_default), ("right_default", right_default)):
             if v is None or hasattr(v, "shape") and getattr(v, "shape", ()) != ():
