@@ -378,33 +378,34 @@ class CPUBackend(ArrayBackend):
         return out
 
     def scatter_reduce(self, idx, vals, size, op):
-        """One numba pass over the entries (``kernels.scatter_reduce``): each
-        position's values folded left to right with the monoid's own loop
-        operator (min/max: fmin/fmax; bool: land/lor), presence set on the
-        way; positions without an entry hold 0.  No sort, no fill pass."""
-        code = _scatter_code(vals, op)
-        out = np.zeros(size, dtype=vals.dtype)
-        pres = np.zeros(size, dtype=bool)
-        _kernels().scatter_reduce(np.ascontiguousarray(idx, dtype=np.int64),
-                                  np.ascontiguousarray(vals), code, out, pres)
+        """One numba pass over the entries (``kernels.scatter_reduce_checked``,
+        whose range test always passes here: the caller checked ``idx``):
+        each position's values folded left to right with the monoid's own
+        loop operator (min/max: fmin/fmax; bool: land/lor), presence set on
+        the way; positions without an entry hold 0.  No sort, no fill pass."""
+        out, pres, _ = self._scatter(np.ascontiguousarray(idx, dtype=np.int64), vals, size, op)
         return out, pres
 
     def scatter_reduce_in_range(self, idx, vals, size, op):
         """:meth:`scatter_reduce` whose numba pass also checks each index
-        (``kernels.scatter_reduce_checked``: one pass over the entries
-        instead of a minimum/maximum pass and the scatter -- connected
-        components' hooking, ``from_coo(f, mngf, dup_op=min)``); None for an
-        index outside ``[0, size)`` (the partly written arrays are dropped)
-        or an index array that is not int64."""
+        (one pass over the entries instead of a minimum/maximum pass and the
+        scatter -- connected components' hooking, ``from_coo(f, mngf,
+        dup_op=min)``); None for an index outside ``[0, size)`` (the partly
+        written arrays are dropped) or an index array that is not int64."""
         if idx.dtype != np.int64 or idx.ndim != 1:
             return None
-        code = _scatter_code(vals, op)
+        out, pres, bad = self._scatter(idx, vals, size, op)
+        return None if bad >= 0 else (out, pres)
+
+    @staticmethod
+    def _scatter(idx, vals, size, op):
+        """``(out, pres, k)``: the scatter of both methods above (``k`` the
+        position of the first index outside ``[0, size)``, else -1)."""
         out = np.zeros(size, dtype=vals.dtype)
         pres = np.zeros(size, dtype=bool)
-        if _kernels().scatter_reduce_checked(idx, np.ascontiguousarray(vals), code, out,
-                                              pres) >= 0:
-            return None
-        return out, pres
+        k = _kernels().scatter_reduce_checked(idx, np.ascontiguousarray(vals),
+                                              _scatter_code(vals, op), out, pres)
+        return out, pres, k
 
     def expand(self, counts):
         counts = counts.astype(np.int64, copy=False)

@@ -441,29 +441,16 @@ def dot_serial(ai, aj, av, read_a, bi, bj, bv, read_b, mrows, mcols, addop, mult
 
 
 @njit(cache=True)
-def scatter_reduce(idx, vals, addop, out, pres):
+def scatter_reduce_checked(idx, vals, addop, out, pres):
     """``out[idx[k]] = add(out[idx[k]], vals[k])`` for k in order, the first
     value of a position taken as it is (``pres`` False there until then):
     the left-to-right fold of each position's values, as the sort path's
     stable sort and segmented reduction computes it, in one pass over the
-    entries and without a sort.  ``idx`` in ``[0, out.shape[0])`` (checked
-    by the caller)."""
-    for k in range(idx.shape[0]):
-        i = idx[k]
-        if pres[i]:
-            out[i] = _add(addop, out[i], vals[k])
-        else:
-            out[i] = vals[k]
-            pres[i] = True
-
-
-@njit(cache=True)
-def scatter_reduce_checked(idx, vals, addop, out, pres):
-    """:func:`scatter_reduce` that first tests each index against
-    ``[0, out.shape[0])``: returns the position k of the first index outside
-    it (the arrays are then partly written: the caller drops them), else
-    -1.  The min and max of the predefined integer and float types get
-    their own loop (no opcode dispatch per entry)."""
+    entries and without a sort; each index is first tested against ``[0,
+    out.shape[0])``: returns the position k of the first index outside it
+    (the arrays are then partly written: the caller drops them), else -1.
+    The min and max of the predefined integer and float types get their own
+    loop (no opcode dispatch per entry)."""
     n = out.shape[0]
     if addop == 2:                      # min
         for k in range(idx.shape[0]):
