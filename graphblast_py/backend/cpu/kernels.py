@@ -339,6 +339,37 @@ def push(indptr, indices, pvals, read_p, keep_p, sink, xidx, xvals, allowed, has
                       _add)
 
 
+# the collection of push's touched outputs (also rowops.compact_clear and
+# rowops.sort_take_clear): the flags' positions by one pass, written
+# always and kept where the flag is set (``idx`` one entry longer than
+# the count), or the touched list sorted; then the gather and the clearing
+@njit(cache=True)
+def _compact_clear(flags, vals, idx, out):
+    k = 0
+    for i in range(flags.shape[0]):
+        idx[k] = i                      # (no branch: written always, kept
+        k += flags[i]                   #  when the flag is set)
+    for t in range(k):
+        i = idx[t]
+        out[t] = vals[i]
+        flags[i] = False
+    return k
+
+
+@njit(cache=True)
+def _sort_take_clear(touched, nt, flags, vals, idx, out, budget):
+    # touched[:nt] sorted into idx (traverse.sort_nearly_sorted: linear on a
+    # frontier's nearly sorted touched outputs on a grid or mesh), then the
+    # gather and the clearing
+    for t in range(nt):
+        idx[t] = touched[t]
+    sort_nearly_sorted(idx, 0, nt, budget)
+    for t in range(nt):
+        r = idx[t]
+        out[t] = vals[r]
+        flags[r] = False
+
+
 @njit(cache=True)
 def push_collect(indptr, indices, pvals, read_p, sink, xidx, xvals, noflags, addop, multop, swap,
                  is_any, outv, outp, touched, scan_fraction):
@@ -346,8 +377,9 @@ def push_collect(indptr, indices, pvals, read_p, sink, xidx, xvals, noflags, add
     result in the same call: the touched outputs sorted (an insertion sort
     that gives up after a budget: linear on a grid's nearly sorted list, as
     rowops.sort_take_clear), or, from ``1/scan_fraction`` of the outputs,
-    found by a pass over the flags (as rowops.compact_clear); their values
-    gathered and the accumulator's flags cleared.  Returns ``(idx, vals)``,
+    found by a pass over the flags (as rowops.compact_clear): the same
+    ``_sort_take_clear`` / ``_compact_clear``; their values gathered and the
+    accumulator's flags cleared.  Returns ``(idx, vals)``,
     new arrays: one numba call for a plain push (an SSSP round's).  The hot
     operator pairs get their own copy of the loop with the mask, keep and
     ``any`` flags constant (LLVM drops their tests: 7.2 -> 6.2 us for an
@@ -367,24 +399,13 @@ def push_collect(indptr, indices, pvals, read_p, sink, xidx, xvals, noflags, add
     else:
         nt = push(indptr, indices, pvals, read_p, False, sink, xidx, xvals, noflags, False, addop,
                   multop, swap, is_any, outv, outp, touched)
-    n = outv.shape[0]
-    idx = np.empty(nt, np.int64)
-    vals = np.empty(nt, outv.dtype)
-    if nt * scan_fraction >= n:
-        k = 0
-        for i in range(n):
-            if outp[i]:
-                idx[k] = i
-                k += 1
+    idx = np.empty(nt + 1, np.int64)
+    vals = np.empty(nt + 1, outv.dtype)
+    if nt * scan_fraction >= outv.shape[0]:
+        _compact_clear(outp, outv, idx, vals)
     else:
-        for t in range(nt):
-            idx[t] = touched[t]
-        sort_nearly_sorted(idx, 0, nt, 4 * nt + 64)
-    for t in range(nt):
-        r = idx[t]
-        vals[t] = outv[r]
-        outp[r] = False
-    return idx, vals
+        _sort_take_clear(touched, nt, outp, outv, idx, vals, 4 * nt + 64)
+    return idx[:nt], vals[:nt]
 
 
 @njit(inline="always", cache=True)

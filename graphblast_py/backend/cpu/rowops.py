@@ -17,8 +17,7 @@ width), so one compiled kernel serves every dtype of a width.
 import numpy as np
 from numba import get_num_threads, njit, prange
 
-from .kernels import _mult
-from .traverse import sort_nearly_sorted
+from .kernels import _compact_clear, _mult, _sort_take_clear
 
 # blocks per thread: blocks have about equal entries; more blocks, finer balance
 BLOCKS_PER_THREAD = 4
@@ -574,19 +573,6 @@ def fill_segments(vals, pres, keys, s, starts):
     return True
 
 
-@njit(cache=True)
-def _compact_clear(flags, vals, idx, out):
-    k = 0
-    for i in range(flags.shape[0]):
-        idx[k] = i                      # (no branch: written always, kept
-        k += flags[i]                   #  when the flag is set)
-    for t in range(k):
-        i = idx[t]
-        out[t] = vals[i]
-        flags[i] = False
-    return k
-
-
 def compact_clear(flags, vals, count):
     """``(flatnonzero(flags), vals[that])`` in one pass that also clears
     ``flags`` (push's accumulator after a large level: cheaper than sorting
@@ -682,20 +668,6 @@ def compress_truthy(keys, vals, flags):
             return None
         k = _compress_truthy(keys, vals.view(u), flags, ko, vo.view(u))
     return ko[:k], vo[:k]
-
-
-@njit(cache=True)
-def _sort_take_clear(touched, nt, flags, vals, idx, out, budget):
-    # touched[:nt] sorted into idx (traverse.sort_nearly_sorted: linear on a
-    # frontier's nearly sorted touched outputs on a grid or mesh), then the
-    # gather and the clearing
-    for t in range(nt):
-        idx[t] = touched[t]
-    sort_nearly_sorted(idx, 0, nt, budget)
-    for t in range(nt):
-        r = idx[t]
-        out[t] = vals[r]
-        flags[r] = False
 
 
 def sort_take_clear(touched, nt, flags, vals):
