@@ -577,25 +577,8 @@ class CPUBackend(ArrayBackend):
                     a_iso=None):
         indptr, indices, pvals = P
         xidx, xvals = x
-        # what depends only on the operators, types and flags, worked out
-        # once (an SSSP round pushes with the same ones every time); an iso
-        # value that is not a NumPy scalar takes the long way
-        pk = None
-        if a_iso is None or isinstance(a_iso, np.generic):
-            pk = (semiring, out_dtype, None if pvals is None else pvals.dtype,
-                  None if a_iso is None else a_iso.dtype, xvals.dtype, swap, structure_only)
-            plan = self._push_plans.get(pk)
-        if pk is None or plan is None:
-            k = self._loop_kernels(semiring, out_dtype, self._iso_dtype(pvals, a_iso),
-                                   xvals.dtype)
-            cd = self._compute_dtype(semiring, out_dtype)
-            ra, rx = self._reads(semiring, swap)
-            keep = not structure_only and pvals is not None
-            ra = ra or keep
-            plan = (k, cd, ra, rx, keep)
-            if pk is not None and len(self._push_plans) < 1024:
-                self._push_plans[pk] = plan
-        k, cd, ra, rx, keep = plan
+        k, cd, ra, rx, keep = self._push_kernel_plan(semiring, out_dtype, pvals, a_iso,
+                                                     xvals.dtype, swap, structure_only)
         if k is None:
             return super().spmspv_push(P, x, semiring, allowed, swap, out_dtype, n_out,
                                        structure_only=structure_only, a_iso=a_iso)
@@ -635,6 +618,29 @@ class CPUBackend(ArrayBackend):
             outp[idx] = False
         return idx, vals
 
+    def _push_kernel_plan(self, semiring, out_dtype, pvals, a_iso, x_dtype, swap,
+                          structure_only):
+        """``(kernels, compute type, reads P's values, reads x, keep P's
+        values)`` of a push: what depends only on the operators, types and
+        flags, worked out once per signature (an SSSP round pushes with the
+        same ones every time); an iso value that is not a NumPy scalar is
+        worked out every call."""
+        pk = None
+        if a_iso is None or isinstance(a_iso, np.generic):
+            pk = (semiring, out_dtype, None if pvals is None else pvals.dtype,
+                  None if a_iso is None else a_iso.dtype, x_dtype, swap, structure_only)
+            plan = self._push_plans.get(pk)
+            if plan is not None:
+                return plan
+        k = self._loop_kernels(semiring, out_dtype, self._iso_dtype(pvals, a_iso), x_dtype)
+        cd = self._compute_dtype(semiring, out_dtype)
+        ra, rx = self._reads(semiring, swap)
+        keep = not structure_only and pvals is not None
+        plan = (k, cd, ra or keep, rx, keep)
+        if pk is not None and len(self._push_plans) < 1024:
+            self._push_plans[pk] = plan
+        return plan
+
     def push_plan(self, P, semiring, out_dtype, a_iso, x_dtype, swap):
         """``run(P, xidx, xvals, n_out) -> (idx, vals)``: :meth:`spmspv_push`
         without a mask (structure only) for this semiring, output type,
@@ -647,11 +653,10 @@ class CPUBackend(ArrayBackend):
         pvals = P[2]
         if a_iso is not None and not isinstance(a_iso, np.generic):
             return None
-        k = self._loop_kernels(semiring, out_dtype, self._iso_dtype(pvals, a_iso), x_dtype)
-        if k is None or k is not _kernel_module:
+        k, cd, ra, rx, _ = self._push_kernel_plan(semiring, out_dtype, pvals, a_iso, x_dtype,
+                                                  swap, True)
+        if k is not _kernel_module:
             return None
-        cd = self._compute_dtype(semiring, out_dtype)
-        ra, rx = self._reads(semiring, swap)
         read_a = bool(ra and pvals is not None)
         iso = self._iso_operand(a_iso, cd) if a_iso is not None else None
         addop, multop, is_any = semiring.monoid.opcode, semiring.mult.opcode, \
@@ -664,8 +669,7 @@ class CPUBackend(ArrayBackend):
             if not PUSH_SORT_KERNEL or xvals.dtype != x_dtype:
                 return None
             a = operand(P[2], ra, cd) if iso is None else iso
-            xv = (xvals if xvals.dtype == cd else xvals.astype(cd)) if rx else \
-                np.zeros(xidx.shape[0], dtype=cd)
+            xv = operand(xvals, True, cd) if rx else np.zeros(xidx.shape[0], dtype=cd)
             outv, outp, touched = self._push_workspace(n_out, out_dtype)
             r = k.push_collect(P[0], P[1], a, read_a, sink, xidx, xv, noflags, addop, multop,
                                swap, is_any, outv, outp, touched, PUSH_SCAN_FRACTION)
