@@ -270,7 +270,8 @@ def answer(what, A, u, semiring, mask, replace, out, pull_input, swap):
         return None
     M = mask.parent
     ck = prev.checked
-    if (ck is not None and ck[0]() is A and ck[1]() is M and out is u and replace is True
+    same = ck is not None and ck[0]() is A and ck[1]() is M     # (A, M) checked before
+    if (same and out is u and replace is True
             and (pull_input is None or pull_input is M)
             and mask.complement and mask.structure):
         # the call before, with the same A and M, was checked in full and
@@ -327,7 +328,7 @@ def answer(what, A, u, semiring, mask, replace, out, pull_input, swap):
         if full:
             if replace is not True:
                 link.checked = None
-            elif ck is None or ck[0]() is not A or ck[1]() is not M:
+            elif not same:
                 link.checked = (weakref.ref(A), weakref.ref(M))
     else:
         link = _Link(tok, swap, semiring, out_dtype, 0, trav, k + 1)
