@@ -31,7 +31,8 @@ over the entries of the product, which is never kept):
     σ14 = Σ_j f(C_ij)
 
 σ15 counts 4-cliques directly (``graphblast_py.graphlets.four_cliques_per_vertex``:
-per oriented edge, the edges among the common out-neighbours).
+per oriented edge, the edges among the common out-neighbours), searching only
+the edges with C ≥ 2 (an edge of a 4-clique has two common neighbours in it).
 
 The net (orbit) frequencies are a fixed integer transform of the raw ones,
 n = U σ (table ``NET`` below: n5 = σ5 − 2σ9 − σ10 − 2σ12 + 4σ13 + 2σ14 − 6σ15,
@@ -97,7 +98,7 @@ def _fglt(A, orbits, net, bar):
               C.mxv(d2, pt), mul(d2, s[4]),
               add(P.mxm_reduce(P, ps, apply=CHOOSE2), s[3], -1),        # W: A² less diag = d
               s13,
-              C.apply(CHOOSE2).reduce_rowwise(monoid.plus), four_cliques_per_vertex(P)]
+              C.apply(CHOOSE2).reduce_rowwise(monoid.plus), four_cliques_per_vertex(P, C)]
         bar.update()
     F = stack_columns(s, "int64", P.device)
     if not net:

@@ -46,14 +46,20 @@ def common_neighbours(P, sums=True):
     return C, Vector.from_dense(t, dtype="int64", device=P.device)
 
 
-def four_cliques_per_vertex(P):
+def four_cliques_per_vertex(P, C=None):
     """The number of 4-cliques containing each vertex of the 0/1 pattern P
     (symmetric, zero diagonal) as a full int64 Vector.  The backend's kernel
     orients every edge from the lower to the higher (degree, id) vertex, and
     for each oriented edge (u, v) and each w in S = N⁺(u) ∩ N⁺(v) counts the
     x in N⁺(w) ∩ S: each 4-clique once, credited to its four vertices.  Peak
-    memory: the oriented graph and O(n) per thread (no per-edge rows)."""
-    ip, ix, _ = P._csr(False)
+    memory: the oriented graph and O(n) per thread (no per-edge rows).
+
+    ``C``: P's common-neighbour counts (``common_neighbours``); the search
+    then runs on the edges with C ≥ 2 only (each edge of a 4-clique has the
+    clique's two other vertices as common neighbours), the same counts; a
+    graph without triangles leaves no edge to search."""
+    Q = P if C is None else C.select("valuege", 2)
+    ip, ix, _ = Q._csr(False)
     return Vector.from_dense(P._be.four_cliques(ip, ix), dtype="int64", device=P.device)
 
 

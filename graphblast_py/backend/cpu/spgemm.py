@@ -554,22 +554,6 @@ def cliques_serial(bounds, op, oj, marks, slists, cnts):
         _cliques_from(u, op, oj, marks[0], slists[0], cnts[0])
 
 
-def orient_by_degree(ip, ix):
-    """The DAG of a symmetric pattern: edge u -> v kept when (degree, id) of u
-    is below that of v, so every out-degree is at most sqrt(2 nnz); CSR
-    (int64 pointers, columns ascending)."""
-    n = ip.shape[0] - 1
-    ip = ip.astype(np.int64, copy=False)
-    deg = np.diff(ip)
-    rank = np.empty(n, dtype=np.int64)
-    rank[np.lexsort((np.arange(n), deg))] = np.arange(n, dtype=np.int64)
-    rows = np.repeat(np.arange(n, dtype=np.int64), deg)
-    keep = rank[rows] < rank[ix]
-    op = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(np.bincount(rows[keep], minlength=n), out=op[1:])
-    return op, ix[keep].astype(np.int64)
-
-
 def four_cliques(ip, ix, parallel_work):
     """Number of 4-cliques containing each vertex of a simple undirected graph
     given by its symmetric CSR pattern (int64 array).  Peak memory: the
@@ -578,7 +562,7 @@ def four_cliques(ip, ix, parallel_work):
     n = ip.shape[0] - 1
     if n == 0 or ix.shape[0] == 0:
         return np.zeros(n, dtype=np.int64)
-    op, oj = orient_by_degree(ip, ix)
+    op, oj = orient_by_degree(ip, ix, parallel_work)
     work = _row_work(op, oj, op, np.zeros(1, np.int64), False, False, parallel_work)
     parallel, bounds, nacc = _row_bounds(work, parallel_work)
     marks = np.zeros((nacc, n), dtype=np.int64)
@@ -790,6 +774,99 @@ def spgemm_reduce_dot_csr(be, A, BT, semiring, mask_keys, out_dtype, shape, op, 
 
 # ---------------------------------------------------------------- triangles per edge
 @njit(inline="always")
+def _below(ip, u, v):
+    """(degree, id) of u below that of v: the edge u -> v of the degree
+    orientation."""
+    du = ip[u + 1] - ip[u]
+    dv = ip[v + 1] - ip[v]
+    return du < dv or (du == dv and u < v)
+
+
+@njit(inline="always")
+def _orient_count_row(u, ip, ix, op):
+    c = 0
+    for p in range(ip[u], ip[u + 1]):
+        c += _below(ip, u, ix[p])
+    op[u + 1] = c
+
+
+@njit(inline="always")
+def _orient_fill_row(u, ip, ix, op, oj):
+    q = op[u]
+    for p in range(ip[u], ip[u + 1]):
+        v = ix[p]
+        if _below(ip, u, v):
+            oj[q] = v
+            q += 1
+
+
+@njit(cache=True, parallel=True)
+def orient_parallel(ip, ix, op, oj, fill):
+    """Out-degrees (``fill`` False, into op[1:]) or out-neighbours (``fill``
+    True, from the prefix sums in op) of the degree orientation."""
+    for u in prange(ip.shape[0] - 1):
+        if fill:
+            _orient_fill_row(u, ip, ix, op, oj)
+        else:
+            _orient_count_row(u, ip, ix, op)
+
+
+@njit(cache=True)
+def orient_serial(ip, ix, op, oj, fill):
+    for u in range(ip.shape[0] - 1):
+        if fill:
+            _orient_fill_row(u, ip, ix, op, oj)
+        else:
+            _orient_count_row(u, ip, ix, op)
+
+
+def orient_by_degree(ip, ix, parallel_work=None):
+    """The DAG of a symmetric pattern: edge u -> v kept when (degree, id) of u
+    is below that of v, so every out-degree is at most sqrt(2 nnz); CSR
+    (int64 pointers, int64 columns ascending).  Two numba passes over the
+    rows (count, fill); parallel above ``parallel_work`` entries."""
+    n = ip.shape[0] - 1
+    ip = ip.astype(np.int64, copy=False)
+    op = np.empty(n + 1, dtype=np.int64)
+    op[0] = 0
+    par = parallel_work is not None and n + ix.shape[0] > parallel_work \
+        and get_num_threads() > 1
+    kern = orient_parallel if par else orient_serial
+    dummy = np.empty(0, dtype=np.int64)
+    kern(ip, ix, op, dummy, False)
+    np.cumsum(op[1:], out=op[1:])
+    oj = np.empty(int(op[-1]), dtype=np.int64)
+    kern(ip, ix, op, oj, True)
+    return op, oj
+
+
+@njit(inline="always")
+def _spread_row(i, ip, ix, op, oj, tot, out):
+    q = op[i]
+    for p in range(ip[i], ip[i + 1]):
+        v = ix[p]
+        if _below(ip, i, v):
+            out[p] = tot[q]
+            q += 1
+        else:
+            out[p] = tot[_lower_bound(oj, op[v], op[v + 1], i)]
+
+
+@njit(cache=True, parallel=True)
+def spread_parallel(ip, ix, op, oj, tot, out):
+    """out[p] for every stored entry (i, j): the count of its oriented edge
+    (i -> j in place, j -> i found by a binary search in j's out-row)."""
+    for i in prange(ip.shape[0] - 1):
+        _spread_row(i, ip, ix, op, oj, tot, out)
+
+
+@njit(cache=True)
+def spread_serial(ip, ix, op, oj, tot, out):
+    for i in range(ip.shape[0] - 1):
+        _spread_row(i, ip, ix, op, oj, tot, out)
+
+
+@njit(inline="always")
 def _triangles_from(u, op, oj, mark, cnt):
     """Each triangle whose lowest-ranked vertex is u (u -> v -> w with u -> w)
     adds 1 to its three oriented edges in cnt."""
@@ -862,23 +939,16 @@ def edge_triangles(ip, ix, sums, parallel_work):
     the sum of squared degrees); per thread a marker of n entries and int32
     counts over the oriented edges (nnz/2).  ``sums=True`` also returns, per
     vertex i, the sum over the triangles {i, j, k} of C(j, k) - 1 (a second
-    pass; per thread n int64)."""
+    pass, skipped when there is no triangle; per thread n int64).  The
+    orientation and the spreading of the counts onto both entries of an edge
+    are numba passes over the rows (no sort, no search over all keys)."""
     n = ip.shape[0] - 1
     nnz = ix.shape[0]
-    out = np.zeros(nnz, dtype=np.int64)
     if n == 0 or nnz == 0:
+        out = np.zeros(nnz, dtype=np.int64)
         return (out, np.zeros(n, dtype=np.int64)) if sums else out
     ip64 = ip.astype(np.int64, copy=False)
-    deg = np.diff(ip64)
-    rank = np.empty(n, dtype=np.int64)
-    rank[np.lexsort((np.arange(n), deg))] = np.arange(n, dtype=np.int64)
-    rows = np.repeat(np.arange(n, dtype=np.int64), deg)
-    cols = ix.astype(np.int64)
-    up = np.flatnonzero(rank[rows] < rank[cols])          # CSR positions of u -> v
-    del rank
-    op = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(np.bincount(rows[up], minlength=n), out=op[1:])
-    oj = cols[up]
+    op, oj = orient_by_degree(ip64, ix, parallel_work)
     work = _row_work(op, oj, op, np.zeros(1, np.int64), False, False, parallel_work)
     parallel, bounds, nacc = _row_bounds(work, parallel_work)
     marks = np.zeros((nacc, n), dtype=np.int64)
@@ -886,13 +956,13 @@ def edge_triangles(ip, ix, sums, parallel_work):
     (triangles_parallel if parallel else triangles_serial)(bounds, op, oj, marks, cnts)
     tot = cnts.sum(axis=0, dtype=np.int64) if nacc > 1 else cnts[0].astype(np.int64)
     del cnts
-    out[up] = tot
-    # the mirrored entry (v, u) of each u -> v: its position among the sorted keys
-    keys = rows * np.int64(n) + cols
-    out[np.searchsorted(keys, cols[up] * np.int64(n) + rows[up])] = tot
-    del keys, rows, cols
+    out = np.empty(nnz, dtype=np.int64)
+    (spread_parallel if n + nnz > parallel_work and get_num_threads() > 1
+     else spread_serial)(ip64, ix, op, oj, tot, out)
     if not sums:
         return out
+    if not tot.any():                       # no triangle: every sum is empty
+        return out, np.zeros(n, dtype=np.int64)
     acc = np.zeros((nacc, n), dtype=np.int64)
     (triangle_sums_parallel if parallel else triangle_sums_serial)(bounds, op, oj, marks, tot,
                                                                    acc)
