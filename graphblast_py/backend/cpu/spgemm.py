@@ -1032,6 +1032,56 @@ def dense_sparse_serial(m, kdim, av, ap, has_pres, read_a, bi, bj, bv, read_b, a
                 reduce, outv, outp)
 
 
+@njit(inline="always")
+def _full_loop(lo, hi, av, read_a, ci, cr, cv, read_b, addop, multop, reduce, outv, mult_f,
+               add_f):
+    T = outv.dtype.type
+    for i in range(lo, hi):
+        for k in range(ci.shape[0] - 1):
+            q = ci[k]
+            if q == ci[k + 1]:
+                outv[i, k] = T(0)
+                continue
+            j = cr[q]
+            s = T(mult_f(multop, av[i, j] if read_a else av[0, 0], cv[q] if read_b else cv[0],
+                         i, j, k))
+            if reduce:
+                for q in range(ci[k] + 1, ci[k + 1]):
+                    j = cr[q]
+                    s = T(add_f(addop, s, T(mult_f(multop, av[i, j] if read_a else av[0, 0],
+                                                   cv[q] if read_b else cv[0], i, j, k))))
+            outv[i, k] = s
+
+
+@njit(inline="always")
+def _full_rows(lo, hi, av, read_a, ci, cr, cv, read_b, addop, multop, reduce, outv):
+    """Rows lo..hi of C = A B for a full dense A and B by its columns (CSC
+    ``ci, cr, cv``, rows ascending): C(i, k) summed in a register over the
+    entries of column k, in the order of the saxpy kernel (the inner index
+    ascending); a column of B without entries gives 0 (absent: the caller's
+    presence).  plus_times gets a copy with constant opcodes."""
+    if addop == 0 and multop == 0:
+        _full_loop(lo, hi, av, read_a, ci, cr, cv, read_b, _op(0), _op(0), reduce, outv,
+                   _mult_called, _sum)
+    else:
+        _full_loop(lo, hi, av, read_a, ci, cr, cv, read_b, addop, multop, reduce, outv, _mult,
+                   _add)
+
+
+@njit(cache=True, parallel=True)
+def dense_full_parallel(m, av, read_a, ci, cr, cv, read_b, addop, multop, reduce, outv):
+    """C = A (+).(x) B for a full m x k dense A and B given by its columns:
+    blocks of 256 rows per parallel iteration."""
+    for b in prange((m + 255) // 256):
+        _full_rows(b * 256, min(m, (b + 1) * 256), av, read_a, ci, cr, cv, read_b, addop, multop,
+                   reduce, outv)
+
+
+@njit(cache=True)
+def dense_full_serial(m, av, read_a, ci, cr, cv, read_b, addop, multop, reduce, outv):
+    _full_rows(0, m, av, read_a, ci, cr, cv, read_b, addop, multop, reduce, outv)
+
+
 def dense_sparse_mm(be, avals, apres, B, ncols, semiring, out_dtype, parallel_work):
     """``(values, presence or None)`` of the product of a dense m x k A
     (2-D ``avals``, ``apres`` None when every entry is present) and a k x
@@ -1047,9 +1097,27 @@ def dense_sparse_mm(be, avals, apres, B, ncols, semiring, out_dtype, parallel_wo
     mult, monoid = semiring.mult, semiring.monoid
     a, read_a, b, read_b = _operands(be, semiring, out_dtype, avals.reshape(-1), bv)
     a = a.reshape(avals.shape) if read_a else np.zeros((1, 1), dtype=a.dtype)
+    has_pres = apres is not None
+    if not has_pres:
+        # every entry of A present: C(i, k) is present for every i exactly
+        # when column k of B has an entry; each C(i, k) summed over B's
+        # column (no presence array, no read-modify-write of C)
+        nb = bj.shape[0]
+        rows = np.repeat(np.arange(kdim, dtype=np.int64), np.diff(bi))
+        order = np.argsort(bj, kind="stable")          # by column, rows ascending
+        ci = np.zeros(ncols + 1, dtype=np.int64)
+        np.cumsum(np.bincount(bj, minlength=ncols), out=ci[1:])
+        cv = b[order] if read_b else b
+        outv = np.empty((m, ncols), dtype=out_dtype)
+        kernel = dense_full_parallel if m * (nb + ncols) > parallel_work else dense_full_serial
+        kernel(np.int64(m), a, read_a, ci, rows[order], cv, read_b, monoid.opcode, mult.opcode,
+               not monoid.is_any, outv)
+        colp = ci[1:] > ci[:-1]
+        if bool(colp.all()) or m == 0:
+            return outv, None
+        return outv, np.ascontiguousarray(np.broadcast_to(colp, (m, ncols)))
     outv = np.zeros((m, ncols), dtype=out_dtype)
     outp = np.zeros((m, ncols), dtype=np.bool_)
-    has_pres = apres is not None
     ap = apres if has_pres else np.zeros((1, 1), dtype=np.bool_)
     if has_pres and ap.shape != (m, kdim):
         raise ValueError("dense_sparse_mm: the presence does not match the values")
