@@ -165,7 +165,8 @@ def _matvec(what, A, u, semiring, mask, accum, replace, out, direction, pull_inp
         R = A._csc_arrays(reads_a) if swap else A._csr(reads_a)
         if (accum is not None and kmask is None and out is not None and not replace
                 and not reads_a and pull_input is None):
-            if _pull_into(be, R, u, semiring, accum, out, out_dtype, swap):
+            if _pull_into(be, R, u, semiring, accum, out, out_dtype, swap,
+                          A._cached(("pull", swap), dict)):
                 return out
         src = pull_input if pull_input is not None else u
         T = be.pull(R, src._dense(lend=True), semiring, allowed, swap, out_dtype,
@@ -253,14 +254,15 @@ def _plain_push(what, A, u, semiring, swap):
     return finish(None, T, out_dtype, (n_out,), be, None, None, False, True)
 
 
-def _pull_into(be, R, u, semiring, accum, out, out_dtype, swap):
+def _pull_into(be, R, u, semiring, accum, out, out_dtype, swap, cache):
     """``out = accum(out, A (+).(x) u)`` without a mask, ``u`` and ``out``
     full: the backend's kernel writes the output directly (``pull_accum``:
     no product vector, no presence array, no second pass of the output
     rule; connected components' ``A.mxv(gf, min_second, accum=min,
     out=mngf)``), into ``out``'s own array when it owns it and ``u`` is not
     ``out``.  False where the backend has no such kernel for these
-    operators and types (the ordinary path then runs)."""
+    operators and types (the ordinary path then runs).  ``cache``: the
+    matrix's dict for what the backend derives from R (as for ``pull``)."""
     full = out._full_values()
     if full is None or out.dtype != out_dtype:
         return False
@@ -268,7 +270,7 @@ def _pull_into(be, R, u, semiring, accum, out, out_dtype, swap):
     if xpres is not None:
         return False
     vals, own = full
-    new = be.pull_accum(R, xv, semiring, accum, swap, vals, own and vals is not xv)
+    new = be.pull_accum(R, xv, semiring, accum, swap, vals, own and vals is not xv, cache=cache)
     if new is None:
         return False
     out._set_full(new, True)

@@ -163,6 +163,18 @@ def _kernels():
     return _kernel_module
 
 
+_diagonals_module = None
+
+
+def _diagonals():
+    """cpu/diagonals.py, imported on first use and then kept."""
+    global _diagonals_module
+    if _diagonals_module is None:
+        from . import diagonals
+        _diagonals_module = diagonals
+    return _diagonals_module
+
+
 _rowops_module = None
 
 
@@ -840,7 +852,7 @@ class CPUBackend(ArrayBackend):
             dst = None          # (only the very operand array is safe to write over)
         return minmax_into(op.name, x, y, p, dst)
 
-    def pull_accum(self, R, xvals, semiring, accum, swap, old, own):
+    def pull_accum(self, R, xvals, semiring, accum, swap, old, own, cache=None):
         """``accum(old, T)`` where T is the pull product of ``R`` (the
         output's rows: A's CSR for mxv, its CSC for vxm) and the full
         vector values ``xvals``, for a full output ``old``: one numba pass
@@ -848,15 +860,27 @@ class CPUBackend(ArrayBackend):
         multiply returns x's value (``second`` in mxv, ``first`` in vxm),
         accumulated with the same operator, on integers of one type
         (order-free, exact); into ``old`` itself when ``own`` (the caller's
-        to write) and ``xvals`` shares no memory with it.  None otherwise."""
+        to write) and ``xvals`` shares no memory with it.  None otherwise.
+
+        A matrix whose entries lie on a few diagonals (a grid, a torus, a
+        stencil: cpu/diagonals.py) is read by diagonals, without its index
+        array: contiguous slices of ``xvals`` instead of a gather per entry
+        (the plan is kept in ``cache``, the matrix's dict, when given)."""
         m = semiring.monoid
         if (semiring.is_user or accum.is_user or m.is_any or m.name not in ("min", "max")
                 or accum.name != m.name or semiring.mult.name != ("first" if swap else "second")
                 or xvals.dtype != old.dtype or old.dtype.kind not in "iu"
                 or not self._pull_accum):
             return None
-        pull_accum = _rowops().pull_accum
         indptr, indices = R[0], R[1]
+        plan = self._diagonal_plan(indptr, indices, cache) if self._pull_diagonals else None
+        if plan is not None:
+            in_place = bool(own) and not np.may_share_memory(old, xvals)
+            new = old if in_place else np.empty_like(old)
+            _diagonals().pull_accum_diagonals(indptr, indices, xvals, m.name == "max",
+                                              plan[0], plan[1], old, new)
+            return new
+        pull_accum = _rowops().pull_accum
         work = old.shape[0] + indices.shape[0]
         from numba import get_num_threads
         return pull_accum(indptr, indices, xvals, m.name, old,
@@ -866,6 +890,24 @@ class CPUBackend(ArrayBackend):
     #: the fused pull-and-accumulate of :meth:`pull_accum` (False: the
     #: ordinary product and the output rule, for tests and measurements)
     _pull_accum = True
+    #: ... reading a matrix of few diagonals by diagonals (False: the CSR
+    #: kernel, for tests and measurements)
+    _pull_diagonals = True
+
+    @staticmethod
+    def _diagonal_plan(indptr, indices, cache):
+        """cpu/diagonals.py's plan for this CSR (None: not a matrix of few
+        diagonals), kept in ``cache`` (the matrix's dict, dropped when the
+        matrix changes) with the arrays it was made from: worked out once
+        per matrix contents."""
+        if cache is not None:
+            hit = cache.get("diagonals")
+            if hit is not None and hit[0] is indptr and hit[1] is indices:
+                return hit[2]
+        plan = _diagonals().diagonal_plan(indptr, indices)
+        if cache is not None:
+            cache["diagonals"] = (indptr, indices, plan)
+        return plan
 
     def fill_at(self, vals, pres, keys, s, starts=None):
         """With ``starts`` (a traversal's deferred level fills, one scalar per
