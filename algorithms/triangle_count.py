@@ -20,7 +20,7 @@ only its neighbours of higher degree -- so the masked dot products cost about
 of the vertex order.
 
 GraphBLAS mapping: deg = A 1 (plus_pair); key from deg by apply/ewise_mult;
-K = diag(key); ``(K A) K`` over (any_first) then (any, minus) puts
+K = diag(key) (``Matrix.from_diag``); ``(K A) K`` over (any_first) then (any, minus) puts
 key(i) - key(j) on A's entries and ``select("valuelt", 0)`` gives L;
 then one fused ``mxm_reduce(L, L^T, plus_pair, mask=L.S)`` (masked dot
 products, C never stored) and ``reduce``.
@@ -70,8 +70,7 @@ def degree_ordered(A):
     deg = A.mxv(ones, semiring.plus_pair)                         # vertices with an edge
     key = deg.apply(binary.times, right=n).ewise_mult(deg.apply(indexunary.rowindex),
                                                       binary.plus)
-    idx, kv = key.to_coo()
-    K = Matrix.from_coo(idx, idx, kv, n, n, device=A.device)      # diag(key)
+    K = Matrix.from_diag(key)                                     # diag(key)
     ki = K.mxm(A, semiring.any_first)                             # key(i) at (i, j)
     diff = ki.mxm(K, _ANY_MINUS)                                  # key(i) - key(j) at (i, j)
     return diff.select("valuelt", 0)

@@ -25,6 +25,7 @@ from .errors import (DimensionMismatch, DomainMismatch, IndexOutOfBound, Invalid
 from .indexing import check_index, check_size, coo_arrays
 from .compare import close_values, equal_values, refuse_comparison, same_entries
 from .mask import Mask
+from .oom import _named as _oom_named
 from .backend.keys import split_keys
 from .results import CSRResult, DenseMatrixResult, SparseResult
 
@@ -48,7 +49,90 @@ class Matrix:
                       be.zeros(0, dtypes.index_dtype(self.ncols)), be.zeros(0, self.dtype))
 
     # ------------------------------------------------------------ storage
+    # The CSR arrays.  A transpose made by ``A.T`` before A's CSC exists holds
+    # only A's CSR (``_lazy_t``, which is also its own CSC) and transposes it
+    # on the first read of these: ``L.mxm_reduce(L.T, ...)`` reads only the
+    # CSC of ``L.T`` -- L itself -- and never pays for the transpose.
+    _lazy_t = None
+
+    @property
+    def _indptr(self):
+        if self._lazy_t is not None:
+            self._finish_transpose()
+        return self._ip
+
+    @_indptr.setter
+    def _indptr(self, a):
+        self._ip = a
+
+    @property
+    def _indices(self):
+        if self._lazy_t is not None:
+            self._finish_transpose()
+        return self._ix
+
+    @_indices.setter
+    def _indices(self, a):
+        self._ix = a
+
+    @property
+    def _vals(self):
+        if self._lazy_t is not None:
+            self._finish_transpose()
+        return self._vv
+
+    @_vals.setter
+    def _vals(self, a):
+        self._vv = a
+
+    def _finish_transpose(self):
+        src, ip, ix, v = self._lazy_t
+        try:
+            t = self._be.transpose_csr(ip, ix, v, self.ncols, self.nrows)
+        except MemoryError as e:      # named as the step it belongs to; still deferred
+            err = _oom_named(e, "Matrix", "T", self, ())
+            if err is None:
+                raise
+            raise err from e
+        self._lazy_t = None
+        self._ip, self._ix, self._vv = t
+        # the source, unchanged since, keeps it as its CSC (what ``A.T`` did
+        # before the transpose was deferred)
+        if src.keep_csc and src._csc is None and src._lazy_t is None and src._ip is ip:
+            src._csc = t
+
+    def _row_ptr(self):
+        """The CSR row pointers alone; for a deferred transpose, from the
+        source's column counts (cached), without transposing it."""
+        if self._lazy_t is None:
+            return self._csr(False)[0]
+        ix = self._lazy_t[2]
+        n = self.nrows
+
+        def build():
+            xp = self._be.xp
+            ptr = xp.zeros(n + 1, dtype=np.int64)
+            if ix.shape[0]:
+                xp.cumsum(xp.bincount(ix, minlength=n), out=ptr[1:])
+            return ptr
+        return self._cached("row_ptr", build)
+
+    def _set_lazy_transpose(self, src):
+        """This matrix (ncols x nrows of ``src``) as the transpose of the
+        sparse ``src``, computed on first need."""
+        ip, ix, v = src._indptr, src._indices, src._vals
+        self._form = "sparse"
+        self._ip = self._ix = self._vv = None
+        self._lazy_t = (src, ip, ix, v)
+        self._iso = src._iso
+        self._dvals = self._dpres = None
+        self._csc = (ip, ix, v)
+        self._keys = None
+        self._derived = None
+        self._nvals = ix.shape[0]
+
     def _set_csr(self, indptr, indices, vals, iso=None):
+        self._lazy_t = None
         self._form = "sparse"
         self._indptr, self._indices = indptr, indices
         self._vals = vals                   # None for an iso matrix
@@ -60,6 +144,7 @@ class Matrix:
         self._nvals = indices.shape[0]
 
     def _set_dense(self, vals, pres):
+        self._lazy_t = None
         self._form = "dense"
         self._dvals, self._dpres = vals, pres
         self._indptr = self._indices = self._vals = self._iso = None
@@ -107,7 +192,7 @@ class Matrix:
     def iso(self):
         """True when every stored value is the same and no values array is kept."""
         self._to_sparse()
-        return self._vals is None
+        return self._iso is not None
 
     @property
     def iso_value(self):
@@ -229,10 +314,15 @@ class Matrix:
 
     @property
     def T(self):
-        """The transpose (a new Matrix sharing this one's cached CSC)."""
+        """The transpose: a new Matrix sharing this one's CSC, or, before
+        that exists, computed when its CSR is first read (an operation that
+        only reads its CSC -- this matrix -- never computes it)."""
         t = Matrix(self.dtype, self.ncols, self.nrows, device=self.device)
         if self._form == "dense":
             t._set_dense(self._dvals.T.copy(), None if self._dpres is None else self._dpres.T.copy())
+            return t
+        if self._csc is None:
+            t._set_lazy_transpose(self)         # transposed when t's CSR is first read
             return t
         ip, ix, v = self._csc_parts()
         t._set_csr(ip, ix, v, self._iso)
@@ -315,6 +405,34 @@ class Matrix:
         ip, ix = check_compressed(be, ip, ix, nrows, ncols, "Matrix.from_csr", exact=True)
         rows = be.rows_of(ip.astype(np.int64), ix.shape[0])
         return cls.from_coo(rows, ix, values, nrows, ncols, dtype=dtype, device=be.name)
+
+    @classmethod
+    def from_diag(cls, v, k=0):
+        """The square matrix with the entries of Vector ``v`` on its ``k``-th
+        diagonal (GraphBLAS ``GrB_Matrix_diag``): ``C[i, i + k] = v[i]`` for
+        ``k >= 0``, ``C[i - k, i] = v[i]`` for ``k < 0``; size
+        ``v.size + |k|``, ``v``'s type and device, missing entries of ``v``
+        missing in C.  Built from v's entries directly (no sort, no checks to
+        repeat): scaling the rows or columns of A is ``D.mxm(A)`` /
+        ``A.mxm(D)`` with ``D = Matrix.from_diag(d)``."""
+        if not getattr(v, "_is_vector", False):
+            raise InvalidValue(f"Matrix.from_diag: expected a Vector, got {type(v).__name__}")
+        if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)):
+            raise InvalidIndex(f"Matrix.from_diag: the diagonal k must be an integer, got {k!r}")
+        k = int(k)
+        n = check_size(v.size + abs(k), "Matrix.from_diag size")
+        be = v._be
+        xp = be.xp
+        idx, vals = v._sparse()
+        idx = idx.astype(np.int64, copy=False)
+        rows = idx - k if k < 0 else idx                 # ascending: the CSR order
+        cnt = xp.zeros(n + 1, dtype=np.int64)
+        cnt[rows + 1] = 1
+        indptr = xp.cumsum(cnt).astype(dtypes.index_dtype(n))
+        C = cls(v.dtype, n, n, device=v.device)
+        C._set_csr(indptr, (idx + k if k > 0 else idx).astype(dtypes.index_dtype(n)),
+                   vals.copy())
+        return C
 
     @classmethod
     def from_dense(cls, values, *, dtype=None, missing_value=None, device=None):
@@ -535,7 +653,7 @@ class Matrix:
     def __repr__(self):
         """Shape, type, storage and the first few entries in row-major order
         (``REPR_ENTRIES`` of them), as python-graphblas shows them."""
-        iso = " iso" if self._form == "sparse" and self._vals is None else ""
+        iso = " iso" if self._form == "sparse" and self._iso is not None else ""
         return (f"<Matrix {self.nrows}x{self.ncols} nvals={self.nvals} dtype={self.dtype}{iso} "
                 f"device={self.device!r} form={self._form!r} {self._repr_entries()}>")
 

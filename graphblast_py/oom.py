@@ -22,7 +22,7 @@ _NAMES = ("mxv", "vxm", "mxm", "mxm_reduce", "ewise_add", "ewise_mult", "ewise_u
           "reduce", "reduce_rowwise", "reduce_columnwise", "reduce_scalar", "assign",
           "extract", "transpose", "kronecker",
           # constructors and conversions that allocate
-          "from_coo", "from_csr", "from_dense", "from_scipy", "dup", "to", "to_dense",
+          "from_coo", "from_csr", "from_dense", "from_diag", "from_scipy", "dup", "to", "to_dense",
           "to_coo", "to_scipy", "to_dense_form", "to_sparse_form", "resize",
           # a property that allocates: the lazily built transpose
           "T")

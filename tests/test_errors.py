@@ -810,14 +810,21 @@ def test_gpu_out_of_memory_mid_algorithm(alg):
 
 
 def test_out_of_memory_in_lazy_transpose_names_the_step(monkeypatch):
-    """A.T builds the transpose on first use: an allocation failure there
-    names Matrix.T, and the matrix is unchanged."""
+    """A.T builds the transpose when its CSR is first read: an allocation
+    failure there names Matrix.T, whichever call read it, leaves the matrix
+    unchanged and the transpose still deferred (a later read builds it)."""
     from graphblast_py.device import backend_for
     be = backend_for("cpu")
     B = gb.Matrix.from_coo([0, 1], [1, 2], 1.0, 3, 3)
     before = snapshot(B)
-    monkeypatch.setattr(be, "transpose_csr",
-                        lambda *a, **k: (_ for _ in ()).throw(MemoryError("no room")))
-    with pytest.raises(gb.OutOfMemory, match=r"^Matrix\.T \(3 x 3\): out of memory"):
-        B.T
+    T = B.T
+    with monkeypatch.context() as m:
+        m.setattr(be, "transpose_csr",
+                  lambda *a, **k: (_ for _ in ()).throw(MemoryError("no room")))
+        with pytest.raises(gb.OutOfMemory, match=r"^Matrix\.T \(3 x 3\): out of memory"):
+            T.to_coo()
+        with pytest.raises(gb.OutOfMemory, match=r"^Matrix\.T \(3 x 3\): out of memory"):
+            T.get(1, 0)                       # not an operation: still named
     assert snapshot(B) == before
+    r, c, v = T.to_coo()
+    assert (list(r), list(c), list(v)) == ([1, 2], [0, 1], [1.0, 1.0])

@@ -103,11 +103,12 @@ def apply(x, op, *, left=None, right=None, thunk=None, mask=None, accum=None, re
                       x._is_vector)
     else:
         raise InvalidValue(f"apply: expected a UnaryOp, BinaryOp or IndexUnaryOp, got {op!r}")
-    if not x._is_vector and x.form == "sparse" and x._vals is None:
+    if not x._is_vector and x.form == "sparse" and x.iso:
         # iso: one value in, one value out
         one = f(be.full(1, x._iso, x.dtype))
         iso = be.to_host(one)[0]
-        T = CSRResult(x._indptr, x._indices, None, iso)
+        ip, ix, _ = x._csr(False)
+        T = CSRResult(ip, ix, None, iso)
     elif x._is_vector and x._form == "dense":
         xv, xp_ = x._view()         # (the result shares the presence array)
         T = DenseVectorResult(f(xv), xp_)

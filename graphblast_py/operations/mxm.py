@@ -181,7 +181,7 @@ def _choose(A, B, mask, flop_cost):
         return "saxpy"
     # flops of the full product vs. the merge work of the masked entries
     ip, ix, _ = A._csr(False)
-    bp, _, _ = B._csr(False)
+    bp = B._row_ptr()                       # (a deferred B.T stays deferred)
     mcsr = _mask_csr(mask)
     if mcsr is not None:
         if mcsr[1].shape[0] == 0:

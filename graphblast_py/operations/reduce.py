@@ -41,7 +41,7 @@ def reduce_scalar(x, monoid):
     be = x._be
     check_user_op(monoid, be, "reduce")
     dt = monoid.out_dtype(x.dtype)
-    if not x._is_vector and x.form == "sparse" and x._vals is None and not monoid.is_user \
+    if not x._is_vector and x.form == "sparse" and x.iso and not monoid.is_user \
             and monoid.name in ("any", "min", "max", "lor", "land") and x.nvals:
         return be.cast(be.full(1, x._iso, x.dtype), dt)[0].item()
     view = x._view() if x._is_vector else None

@@ -45,7 +45,7 @@ import cupyx.scipy.sparse as _csp
 
 from ... import dtypes
 from ...errors import InvalidValue, MissingKernel, OutOfMemory
-from ...results import DenseVectorResult, SparseResult
+from ...results import CSRResult, DenseVectorResult, SparseResult
 from ...stats import stats
 from .. import note_compile
 from ..generic import ArrayBackend
@@ -691,6 +691,35 @@ class GPUBackend(ArrayBackend):
             if nnz:
                 t_indptr[1:] = cupy.cumsum(cupy.bincount(cols, minlength=ncols))
             return t_indptr, t_indices, (vals[order] if vals is not None else None)
+
+    def select_csr(self, op, indptr, indices, vals, iso, ncols, thunk):
+        """``select`` on a CSR matrix without the entries' keys: the
+        predicate per stored entry (row ids expanded only for a positional
+        one), one scan of the kept flags -- its value at each old row start
+        is the new row pointer -- and one compaction (the generic path built
+        int64 keys, split them back and rebuilt the rows by a bincount:
+        triangle counting's degree order selects half of A).  A user
+        operator, or a value test on an iso matrix: the generic path."""
+        if op.is_user or (op.reads_x and vals is None):
+            return None
+        nnz = indices.shape[0]
+        with _OOM("select", nnz):
+            if op.reads_x:
+                keep = self.indexunary(op, vals, None, None, thunk, dtypes.BOOL)
+            else:
+                keep = self.indexunary(op, None, self.rows_of(indptr, nnz),
+                                       indices.astype(_I64), thunk, dtypes.BOOL)
+            if getattr(keep, "shape", None) != (nnz,):
+                return None
+            cum = cupy.zeros(nnz + 1, dtype=_I64)
+            if nnz:
+                cupy.cumsum(keep, dtype=_I64, out=cum[1:])
+            sel = cupy.flatnonzero(keep)
+            ix = indices[sel]
+            v = vals[sel] if vals is not None else None
+            ip = cum[indptr.astype(_I64)]
+        return CSRResult(ip.astype(dtypes.index_dtype(max(ncols, sel.shape[0]))), ix, v,
+                         iso if v is None else None)
 
     # ------------------------------------------------------------ mxv: pull
     def pull(self, R, x, semiring, allowed, swap, out_dtype, structure_only=True,

@@ -743,10 +743,62 @@ def push_source(semiring, ta, tx, tout, ip, ix, swap, mode, a_iso=None):
 
 
 # ---------------------------------------------------------------- masked dot SpGEMM
-_DOT = r"""
-// one thread per mask entry (i, j): intersect row i of A with row j of B^T;
-// a linear merge when the rows have similar lengths, else binary searches of
-// the shorter row's indices in the longer one; early exit
+# the dot product of row i of A and row j of B^T (one mask entry), into
+# acc/found: a linear merge when the rows have similar lengths, else binary
+# searches of the shorter row's indices in the longer one (GALLOP: the
+# length ratio from which it searches); early exit on the monoid's terminal
+_DOT_BODY = r"""
+__device__ __forceinline__ void dot_entry(
+    const IPA* __restrict__ ai, const IXA* __restrict__ aj, const TA* __restrict__ av, int read_a,
+    const IPB* __restrict__ bi, const IXB* __restrict__ bj, const TB* __restrict__ bv, int read_b,
+    i64 i, i64 j, TOUT& acc, bool& found)
+{
+    i64 p = (i64)ai[i], pe = (i64)ai[i + 1], q = (i64)bi[j], qe = (i64)bi[j + 1];
+    i64 la = pe - p, lb = qe - q;
+    if (la <= 0 || lb <= 0) return;
+    if (la * GALLOP < lb) {
+        for (; p < pe; ++p) {
+            i64 k = (i64)aj[p];
+            i64 lo = q, hi = qe;
+            while (lo < hi) { i64 mid = (lo + hi) >> 1; if ((i64)bj[mid] < k) lo = mid + 1; else hi = mid; }
+            q = lo;
+            if (q >= qe) break;
+            if ((i64)bj[q] == k) {
+                COMBINE(mult_op(read_a ? av[p] : (TA)0, read_b ? bv[q] : (TB)0, i, k, j));
+                if (STOP) break;
+                ++q;
+            }
+        }
+    } else if (lb * GALLOP < la) {
+        for (; q < qe; ++q) {
+            i64 k = (i64)bj[q];
+            i64 lo = p, hi = pe;
+            while (lo < hi) { i64 mid = (lo + hi) >> 1; if ((i64)aj[mid] < k) lo = mid + 1; else hi = mid; }
+            p = lo;
+            if (p >= pe) break;
+            if ((i64)aj[p] == k) {
+                COMBINE(mult_op(read_a ? av[p] : (TA)0, read_b ? bv[q] : (TB)0, i, k, j));
+                if (STOP) break;
+                ++p;
+            }
+        }
+    } else {
+        while (p < pe && q < qe) {
+            i64 ka = (i64)aj[p], kb = (i64)bj[q];
+            if (ka < kb) ++p;
+            else if (kb < ka) ++q;
+            else {
+                COMBINE(mult_op(read_a ? av[p] : (TA)0, read_b ? bv[q] : (TB)0, i, ka, j));
+                if (STOP) break;
+                ++p; ++q;
+            }
+        }
+    }
+}
+"""
+
+_DOT = _DOT_BODY + r"""
+// one thread per mask entry (i, j): its dot product into outv[t]/outp[t]
 extern "C" __global__ void dot_masked(
     const IPA* __restrict__ ai, const IXA* __restrict__ aj, const TA* __restrict__ av, int read_a,
     const IPB* __restrict__ bi, const IXB* __restrict__ bj, const TB* __restrict__ bv, int read_b,
@@ -757,76 +809,43 @@ extern "C" __global__ void dot_masked(
     if (t >= nm) return;
     i64 key = mkeys[t];
     i64 i = key / ncols, j = key - i * ncols;
-    i64 p = (i64)ai[i], pe = (i64)ai[i + 1], q = (i64)bi[j], qe = (i64)bi[j + 1];
-    i64 la = pe - p, lb = qe - q;
     bool found = false;
     TOUT acc = (TOUT)0;
-    if (la > 0 && lb > 0) {
-        if (la * 8 < lb) {
-            for (; p < pe; ++p) {
-                i64 k = (i64)aj[p];
-                i64 lo = q, hi = qe;
-                while (lo < hi) { i64 mid = (lo + hi) >> 1; if ((i64)bj[mid] < k) lo = mid + 1; else hi = mid; }
-                q = lo;
-                if (q >= qe) break;
-                if ((i64)bj[q] == k) {
-                    COMBINE(mult_op(read_a ? av[p] : (TA)0, read_b ? bv[q] : (TB)0, i, k, j));
-                    if (STOP) break;
-                    ++q;
-                }
-            }
-        } else if (lb * 8 < la) {
-            for (; q < qe; ++q) {
-                i64 k = (i64)bj[q];
-                i64 lo = p, hi = pe;
-                while (lo < hi) { i64 mid = (lo + hi) >> 1; if ((i64)aj[mid] < k) lo = mid + 1; else hi = mid; }
-                p = lo;
-                if (p >= pe) break;
-                if ((i64)aj[p] == k) {
-                    COMBINE(mult_op(read_a ? av[p] : (TA)0, read_b ? bv[q] : (TB)0, i, k, j));
-                    if (STOP) break;
-                    ++p;
-                }
-            }
-        } else {
-            while (p < pe && q < qe) {
-                i64 ka = (i64)aj[p], kb = (i64)bj[q];
-                if (ka < kb) ++p;
-                else if (kb < ka) ++q;
-                else {
-                    COMBINE(mult_op(read_a ? av[p] : (TA)0, read_b ? bv[q] : (TB)0, i, ka, j));
-                    if (STOP) break;
-                    ++p; ++q;
-                }
-            }
-        }
-    }
+    dot_entry(ai, aj, av, read_a, bi, bj, bv, read_b, i, j, acc, found);
     if (found) { outv[t] = acc; outp[t] = true; }
 }
 """
 
-
-# the same dot products, each added at once into its row's result by one
-# atomic (the fused masked mxm -> row reduction when the reduction's monoid
-# is the semiring's: triangle counting's plus_pair): nothing per mask entry
-# is stored; outv/outp are per row
+# the same dot products, each added into its row's result by one atomic (the
+# fused masked mxm -> row reduction when the reduction's monoid is the
+# semiring's: triangle counting's plus_pair): nothing per mask entry is
+# stored; outv/outp are per row.  (Combining the lanes of a row by shuffles
+# before one atomic per row was measured no faster: benchmarks/tc_dot.py.)
 _DOT_ROWS = _DOT.replace("void dot_masked(", "void dot_masked_rows(").replace(
     "    if (found) { outv[t] = acc; outp[t] = true; }\n}",
     "    if (found) { atomic_combine(outv + i, acc); outp[i] = true; }\n}")
 
 
-def dot_rows_source(semiring, ta, tb, tout, ipa, ixa, ipb, ixb):
+def _dot_defines(semiring, ta, tb, tout, ipa, ixa, ipb, ixb, gallop):
     return (_COMMON + _typedefs(TA=ta, TB=tb, TOUT=tout, IPA=ipa, IXA=ixa, IPB=ipb, IXB=ixb,
                                 TL=ta, TR=tb)
+            + f"#define GALLOP {int(gallop)}\n"
             + _flags(semiring.monoid, tout) + _COMBINE + _mult_fn(semiring.mult, ta, tb)
-            + _add_fn(semiring.monoid.op) + _atomic_fn(semiring.monoid.op, tout) + _DOT_ROWS)
+            + _add_fn(semiring.monoid.op))
 
 
-def dot_source(semiring, ta, tb, tout, ipa, ixa, ipb, ixb):
-    return (_COMMON + _typedefs(TA=ta, TB=tb, TOUT=tout, IPA=ipa, IXA=ixa, IPB=ipb, IXB=ixb,
-                                TL=ta, TR=tb)
-            + _flags(semiring.monoid, tout) + _COMBINE + _mult_fn(semiring.mult, ta, tb)
-            + _add_fn(semiring.monoid.op) + _DOT)
+# binary searches from a length ratio of 32: on Kronecker 18-22 (degree-
+# ordered L, one H200) 32 and 16 were 4-8% faster than 8 (benchmarks/tc_dot.py)
+DOT_GALLOP = 32
+
+
+def dot_rows_source(semiring, ta, tb, tout, ipa, ixa, ipb, ixb, gallop=DOT_GALLOP):
+    return (_dot_defines(semiring, ta, tb, tout, ipa, ixa, ipb, ixb, gallop)
+            + _atomic_fn(semiring.monoid.op, tout) + _DOT_ROWS)
+
+
+def dot_source(semiring, ta, tb, tout, ipa, ixa, ipb, ixb, gallop=DOT_GALLOP):
+    return _dot_defines(semiring, ta, tb, tout, ipa, ixa, ipb, ixb, gallop) + _DOT
 
 
 # ---------------------------------------------------------------- SpMM (A sparse, X dense)
