@@ -19,8 +19,11 @@ the raw frequencies σ0..σ15 of every vertex are
     σ6 = σ2 ∘ (d−1) − 2σ4        σ14 = Σ_j C_ij (C_ij − 1)/2
     σ7 = A ((d−1)(d−2)/2)        σ15 = number of 4-cliques containing i
 
-(all divisions exact, int64).  No product is stored beyond C (nnz(A)
-entries).  C and σ13 come from ``graphblast_py.graphlets.common_neighbours``
+(all divisions exact, int64; d(d−1)/2, (d−1)(d−2)/2 and d(d−1)(d−2)/6 are
+unary operators on d and d − 1, and d(d − 1) in σ5 is 2σ3).  C holds an entry
+only on the edges with a common neighbour (empty for a graph without
+triangles, whose σ4, σ9, σ10, σ11, σ13, σ14, σ15 are then 0 at the cost of
+empty operations).  No product is stored beyond C (nnz(A) entries).  C and σ13 come from ``graphblast_py.graphlets.common_neighbours``
 (the CPU lists each triangle once): in σ13, A(C − A) under the mask A sums,
 for each edge (i, j), C_kj − 1 over the common neighbours k of i and j (k ~ j,
 so C_kj ≥ 1), i.e. σ13 = Σ over the triangles {i, j, k} at i of C_jk − 1.
@@ -48,9 +51,13 @@ from graphblast_py.graphlets import (common_neighbours, four_cliques_per_vertex,
 from graphblast_py.progress import progress_bar
 from graphblast_py.hints import GraphLike
 
-# x ↦ x(x − 1)/2 (pairs among x items; x(x − 1) is even, so exact)
+# x ↦ x(x − 1)/2 and x(x − 1)(x − 2)/6 (pairs and triples among x items; the
+# products are multiples of 2 and 6, so exact), x ↦ x/2 for an even x (exact)
 CHOOSE2 = UnaryOp.register("fglt_choose2", lambda x: x * (x - 1) // 2,
                            cuda_expr="x * (x - 1) / 2")
+CHOOSE3 = UnaryOp.register("fglt_choose3", lambda x: x * (x - 1) * (x - 2) // 6,
+                           cuda_expr="x * (x - 1) * (x - 2) / 6")
+HALF = UnaryOp.register("fglt_half", lambda x: x // 2, cuda_expr="x / 2")
 
 # net frequency k = sum of coef * raw sigma_j, as (k, j, coef); identity terms included
 NET = [(0, 0, 1), (1, 1, 1), (2, 2, 1), (2, 4, -2), (3, 3, 1), (3, 4, -1), (4, 4, 1),
@@ -82,29 +89,31 @@ def _fglt(A, orbits, net, bar):
     n, pt, ps = P.nrows, semiring.plus_times, semiring.plus_pair
     add = lambda x, y, a=1: x.ewise_union(y.apply(binary.times, right=a), binary.plus, 0, 0)  # noqa: E731
     mul = lambda x, y: x.ewise_mult(y, binary.times)  # noqa: E731
-    half = lambda x, k=2: x.apply(binary.div, right=k)  # noqa: E731
     one = Vector("int64", n, device=P.device)
     one.assign(1)
-    d = P.mxv(one, ps, accum=binary.plus, out=one.apply(binary.times, right=0))
-    d1, d2 = d.apply(binary.minus, right=1), d.apply(binary.minus, right=2)
+    # X e as a full vector (a row without entries gives 0); P's values are 1
+    rowsums = lambda X: X.mxv(one, pt, accum=binary.plus, out=one.apply(binary.times, right=0))  # noqa: E731
+    d = rowsums(P)
     C, s13 = common_neighbours(P, sums=orbits == 16)   # C = A ∘ A², σ13 (16 orbits)
     bar.update()
-    s = [one, d, add(P.mxv(d, pt), d, -1), half(mul(d, d1)), half(C.reduce_rowwise(monoid.plus))]
+    s3 = d.apply(CHOOSE2)
+    s = [one, d, add(P.mxv(d, pt), d, -1), s3, rowsums(C).apply(HALF)]
     bar.update()
     if orbits == 16:
-        s += [add(add(P.mxv(s[2], pt), mul(d, d1), -1), s[4], -2),
-              add(mul(s[2], d1), s[4], -2), half(P.mxv(mul(d1, d2), pt)),
-              half(mul(d, mul(d1, d2)), 6), add(P.mxv(s[4], pt), s[4], -2),
+        d1, d2 = d.apply(binary.minus, right=1), d.apply(binary.minus, right=2)
+        s += [add(add(P.mxv(s[2], pt), s3, -2), s[4], -2),            # d(d − 1) = 2σ3
+              add(mul(s[2], d1), s[4], -2), P.mxv(d1.apply(CHOOSE2), pt),
+              d.apply(CHOOSE3), add(P.mxv(s[4], pt), s[4], -2),
               C.mxv(d2, pt), mul(d2, s[4]),
-              add(P.mxm_reduce(P, ps, apply=CHOOSE2), s[3], -1),        # W: A² less diag = d
+              add(P.mxm_reduce(P, ps, apply=CHOOSE2), s3, -1),        # W: A² less diag = d
               s13,
               C.apply(CHOOSE2).reduce_rowwise(monoid.plus), four_cliques_per_vertex(P, C)]
         bar.update()
-    F = stack_columns(s, "int64", P.device)
     if not net:
         bar.update()
-        return F
+        return stack_columns(s, "int64", P.device)
     k, j, c = zip(*[t for t in NET if t[0] < orbits])
-    F = F.mxm(Matrix.from_coo(j, k, list(c), orbits, orbits, device=P.device), pt)
+    U = Matrix.from_coo(j, k, list(c), orbits, orbits, device=P.device)
+    F = stack_columns(s, "int64", P.device, times=U)      # [σ0 … σ15] Uᵀ
     bar.update()
     return F

@@ -8,7 +8,8 @@ from .errors import InvalidValue
 from .graph import Graph
 from .matrix import Matrix
 from .oom import _wrap as _oom_step
-from .operators import unary
+from .operators import semiring, unary
+from .stats import stats
 from .vector import Vector
 
 
@@ -31,8 +32,10 @@ def simple_pattern(A, what):
 
 def common_neighbours(P, sums=True):
     """``(C, t)`` for the 0/1 pattern P (symmetric, zero diagonal):
-    C = P ∘ P², on every edge (i, j) the number of common neighbours of i and
-    j, as an int64 Matrix with P's structure (zeros stored); t, a full int64
+    C = P ∘ P², on every edge (i, j) with a common neighbour the number of
+    common neighbours of i and j, as an int64 Matrix (an edge without one
+    holds no entry, as in the masked product P²<P>: a graph without
+    triangles gives an empty C); t, a full int64
     Vector: t(i) = Σ over the triangles {i, j, k} of (C(j, k) − 1), which is
     ((P ∘ (P (C − P))) e)(i) / 2.  The CPU backend lists each triangle once,
     from its lowest vertex of the degree orientation; the generic path uses
@@ -40,9 +43,10 @@ def common_neighbours(P, sums=True):
     pass over the triangles that t takes (FGLT with 5 orbits needs no σ13)."""
     ip, ix, _ = P._csr(False)
     if not sums:
-        return P._with_values(P._be.edge_triangles(ip, ix, sums=False), "int64"), None
+        c = P._be.edge_triangles(ip, ix, sums=False)
+        return P._with_values(c, "int64").select("valuene", 0), None
     c, t = P._be.edge_triangles(ip, ix, sums=True)
-    C = P._with_values(c, "int64")
+    C = P._with_values(c, "int64").select("valuene", 0)
     return C, Vector.from_dense(t, dtype="int64", device=P.device)
 
 
@@ -71,11 +75,26 @@ four_cliques_per_vertex = _oom_step("graphlets", "four_cliques_per_vertex",
                                     four_cliques_per_vertex)
 
 
-def stack_columns(vectors, dtype, device):
+def stack_columns(vectors, dtype, device, times=None):
     """An n × len(vectors) Matrix with every entry stored: column k is
-    ``vectors[k]`` (0 where it has no entry); built from one dense block."""
+    ``vectors[k]`` (0 where it has no entry), in dtype; built from one dense
+    block.  ``times``: a len(vectors) × m Matrix; the result is then the
+    n × m product of that block and ``times`` (plus_times), computed from the
+    columns themselves where the backend can (``dense_columns_mm``, the CPU:
+    the block is never formed), else the block's ``mxm`` (its dense path)."""
     be = vectors[0]._be
-    cols = [be.cast(v.to_dense(fill=0), dtypes.lookup(dtype)) for v in vectors]
-    # (kept in dense form: the net transform multiplies it from its dense
-    # rows where the backend can, operations/mxm.py)
-    return Matrix.from_dense(be.xp.stack(cols, axis=1), dtype=dtype, device=device)
+    dt = dtypes.lookup(dtype)
+    cols = [be.cast(v.to_dense(fill=0), dt) for v in vectors]
+    if times is not None:
+        sr = semiring.plus_times
+        out_dt = dtypes.lookup(sr.out_dtype(dt, times.dtype))
+        got = be.dense_columns_mm(cols, times._csr(True), times.ncols, sr, out_dt)
+        if got is not None:
+            stats.record("mxm", "dense")
+            F = Matrix(out_dt, cols[0].shape[0], times.ncols, device=device)
+            F._set_dense(*got)
+            return F
+    # (kept in dense form: a product with it runs from its dense rows where
+    # the backend can, operations/mxm.py)
+    F = Matrix.from_dense(be.xp.stack(cols, axis=1), dtype=dtype, device=device)
+    return F if times is None else F.mxm(times, semiring.plus_times)

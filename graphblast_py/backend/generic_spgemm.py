@@ -309,6 +309,14 @@ class SpgemmMixin:
         return self.reduce_by_key(monoid, rows, self.cast(self.unary_values(op, v, op_dtype),
                                                           red_dtype), presorted=True)
 
+    def dense_columns_mm(self, cols, B, ncols, semiring, out_dtype):
+        """``[cols[0] ... cols[k-1]] (+).(x) B``: the n x k block whose columns
+        are the 1-D arrays ``cols`` (every entry present) times a k x
+        ``ncols`` CSR ``B``, as ``(values, presence or None)``, where the
+        backend reads the columns directly (CPU); None here (the caller stacks
+        the columns into a dense Matrix and multiplies it, ``mxm``)."""
+        return None
+
     def edge_triangles(self, indptr, indices, sums=False):
         """For every stored entry (i, j) of a symmetric pattern, the number of
         common neighbours of i and j (int64, CSR order): C = (A ∘ A²)(i, j) by

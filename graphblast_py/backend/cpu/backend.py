@@ -1100,6 +1100,20 @@ class CPUBackend(ArrayBackend):
         from .spgemm import dense_sparse_mm
         return dense_sparse_mm(self, avals, apres, B, ncols, semiring, out_dtype, PARALLEL_WORK)
 
+    def dense_columns_mm(self, cols, B, ncols, semiring, out_dtype):
+        """The block of columns ``cols`` (1-D arrays of one length) times a
+        CSR B as a dense result, read from the columns in one numba pass
+        (cpu/spgemm.py: FGLT's stacking and net transform; the row-major block
+        is never formed); None where the kernels do not compute it exactly."""
+        out_dtype = np.dtype(out_dtype)
+        if not self._kernel_ok(semiring, out_dtype) or out_dtype.kind == "u":
+            return None
+        m = cols[0].shape[0] if len(cols) else 0
+        self.check_alloc(m * (ncols + len(cols)) * out_dtype.itemsize,
+                         f"mxm: a dense {m} x {ncols} result")
+        from .spgemm import dense_columns_mm
+        return dense_columns_mm(self, cols, B, ncols, semiring, out_dtype, PARALLEL_WORK)
+
     def spmm(self, A, X, semiring, out_dtype):
         ai, aj, av = A
         if (semiring.name == "plus_times" and av is not None and out_dtype.kind == "f"

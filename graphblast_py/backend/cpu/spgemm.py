@@ -1127,3 +1127,164 @@ def dense_sparse_mm(be, avals, apres, B, ncols, semiring, out_dtype, parallel_wo
            bi.astype(np.int64, copy=False), bj, b, read_b, monoid.opcode, mult.opcode,
            not monoid.is_any, outv, outp)
     return outv, (None if bool(outp.all()) else outp)
+
+
+# ---------------------------------------------------------------- columns times sparse B
+COLUMN_BLOCK = 128
+
+
+@njit(inline="always")
+def _columns_loop(lo, hi, a, read_a, ci, cr, cv, read_b, addop, multop, reduce, tmp, outv,
+                  mult_f, add_f):
+    T = outv.dtype.type
+    ncols = ci.shape[0] - 1
+    a00 = a[0, 0]
+    for r0 in range(lo, hi, COLUMN_BLOCK):
+        r1 = min(hi, r0 + COLUMN_BLOCK)
+        n_r = r1 - r0
+        for k in range(ncols):
+            t = tmp[k]                       # 1-D views: the inner loops vectorise
+            q0 = ci[k]
+            if q0 == ci[k + 1]:
+                for r in range(n_r):
+                    t[r] = T(0)
+                continue
+            j = cr[q0]
+            c = cv[q0] if read_b else cv[0]
+            if read_a:
+                aj = a[j, r0:r1]
+                for r in range(n_r):
+                    t[r] = T(mult_f(multop, aj[r], c, r0 + r, j, k))
+            else:
+                for r in range(n_r):
+                    t[r] = T(mult_f(multop, a00, c, r0 + r, j, k))
+            if reduce:
+                for q in range(q0 + 1, ci[k + 1]):
+                    j = cr[q]
+                    c = cv[q] if read_b else cv[0]
+                    if read_a:
+                        aj = a[j, r0:r1]
+                        for r in range(n_r):
+                            t[r] = T(add_f(addop, t[r], T(mult_f(multop, aj[r], c, r0 + r, j,
+                                                                 k))))
+                    else:
+                        for r in range(n_r):
+                            t[r] = T(add_f(addop, t[r], T(mult_f(multop, a00, c, r0 + r, j,
+                                                                 k))))
+        for r in range(n_r):
+            o = outv[r0 + r]
+            for k in range(ncols):
+                o[k] = tmp[k, r]
+
+
+@njit(inline="always")
+def _columns_plus_times(lo, hi, a, ci, cr, cv, tmp, outv):
+    """_columns_loop for plus_times with A, B and C of one type: t += a * c
+    written out, so LLVM vectorises it (the same products and sums)."""
+    ncols = ci.shape[0] - 1
+    for r0 in range(lo, hi, COLUMN_BLOCK):
+        r1 = min(hi, r0 + COLUMN_BLOCK)
+        n_r = r1 - r0
+        for k in range(ncols):
+            t = tmp[k]
+            q0 = ci[k]
+            if q0 == ci[k + 1]:
+                for r in range(n_r):
+                    t[r] = 0
+                continue
+            aj = a[cr[q0], r0:r1]
+            c = cv[q0]
+            for r in range(n_r):
+                t[r] = aj[r] * c
+            for q in range(q0 + 1, ci[k + 1]):
+                aj = a[cr[q], r0:r1]
+                c = cv[q]
+                for r in range(n_r):
+                    t[r] = t[r] + aj[r] * c
+        for r in range(n_r):
+            o = outv[r0 + r]
+            for k in range(ncols):
+                o[k] = tmp[k, r]
+
+
+@njit(inline="always")
+def _columns_rows(lo, hi, a, read_a, ci, cr, cv, read_b, addop, multop, reduce, tmp, outv):
+    """Rows lo..hi of C = [a_0 ... a_k-1] B, the columns given as the rows of
+    ``a`` (k x m, each contiguous): per block of COLUMN_BLOCK rows, column k
+    of C accumulated over the entries of B's column k (CSC ``ci, cr, cv``,
+    inner index ascending: the saxpy kernel's order) along contiguous runs
+    of the inputs, then written out row by row.  plus_times: constant
+    opcodes."""
+    if addop == 0 and multop == 0 and reduce and read_a and read_b and \
+            a.dtype == outv.dtype and cv.dtype == outv.dtype:
+        _columns_plus_times(lo, hi, a, ci, cr, cv, tmp, outv)
+    elif addop == 0 and multop == 0:
+        _columns_loop(lo, hi, a, read_a, ci, cr, cv, read_b, _op(0), _op(0), reduce, tmp, outv,
+                      _mult_called, _sum)
+    else:
+        _columns_loop(lo, hi, a, read_a, ci, cr, cv, read_b, addop, multop, reduce, tmp, outv,
+                      _mult, _add)
+
+
+@njit(cache=True, parallel=True)
+def columns_parallel(m, a, read_a, ci, cr, cv, read_b, addop, multop, reduce, tmps, outv):
+    nb = (m + 8 * COLUMN_BLOCK - 1) // (8 * COLUMN_BLOCK)
+    for b in prange(nb):
+        _columns_rows(b * 8 * COLUMN_BLOCK, min(m, (b + 1) * 8 * COLUMN_BLOCK), a, read_a, ci,
+                      cr, cv, read_b, addop, multop, reduce, tmps[get_thread_id()], outv)
+
+
+@njit(cache=True)
+def columns_serial(m, a, read_a, ci, cr, cv, read_b, addop, multop, reduce, tmps, outv):
+    _columns_rows(0, m, a, read_a, ci, cr, cv, read_b, addop, multop, reduce, tmps[0], outv)
+
+
+def _csc_of(bi, bj, ncols):
+    """(column pointers, rows, CSR positions) of a small CSR, rows ascending
+    within each column."""
+    rows = np.repeat(np.arange(bi.shape[0] - 1, dtype=np.int64), np.diff(bi))
+    order = np.argsort(bj, kind="stable")
+    ci = np.zeros(ncols + 1, dtype=np.int64)
+    np.cumsum(np.bincount(bj, minlength=ncols), out=ci[1:])
+    return ci, rows[order], order
+
+
+def dense_columns_mm(be, cols, B, ncols, semiring, out_dtype, parallel_work):
+    """``(values, presence or None)`` of [cols[0] ... cols[k-1]] B: the m x k
+    block whose column j is the 1-D array ``cols[j]`` (every entry present)
+    times a k x ``ncols`` CSR ``B``, without forming the block row-major (the
+    columns are copied side by side, k x m, then read along contiguous runs);
+    the products and sums of the saxpy kernel in the same order.  For a
+    kernel-supported semiring (the caller checks ``be._kernel_ok``)."""
+    bi, bj, bv = B
+    kdim = len(cols)
+    if bi.shape[0] != kdim + 1:
+        raise ValueError("dense_columns_mm: B's rows do not match the number of columns")
+    m = cols[0].shape[0] if kdim else 0
+    out_dtype = np.dtype(out_dtype)
+    mult, monoid = semiring.mult, semiring.monoid
+    cd = be._compute_dtype(semiring, out_dtype)
+    if cd.kind == "u":
+        cd = np.dtype(np.int64)
+    if mult.reads_x and kdim:
+        a = np.empty((kdim, m), dtype=cd)
+        for j, c in enumerate(cols):
+            a[j] = c                                         # (casts)
+    else:
+        a = np.zeros((1, 1), dtype=cd)
+    b = be._operand(bv, mult.reads_y, cd)
+    read_b = bool(mult.reads_y and bv is not None)
+    ci, cr, order = _csc_of(bi, bj, ncols)
+    cv = b[order] if read_b else b
+    outv = np.empty((m, ncols), dtype=out_dtype)
+    par = m * (bj.shape[0] + ncols) > parallel_work and get_num_threads() > 1 \
+        and m > 8 * COLUMN_BLOCK
+    nt = get_num_threads() if par else 1
+    tmps = np.empty((nt, ncols, COLUMN_BLOCK), dtype=out_dtype)
+    (columns_parallel if par else columns_serial)(
+        np.int64(m), a, bool(mult.reads_x and kdim), ci, cr, cv, read_b, monoid.opcode,
+        mult.opcode, not monoid.is_any, tmps, outv)
+    colp = ci[1:] > ci[:-1]
+    if bool(colp.all()) or m == 0:
+        return outv, None
+    return outv, np.ascontiguousarray(np.broadcast_to(colp, (m, ncols)))
