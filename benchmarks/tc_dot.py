@@ -67,6 +67,33 @@ def main():
         print(f"    mxm_reduce                     {t_red:9.3f} ms"
               f"  {'ok' if int(w.reduce(gb.monoid.plus)) == want else 'FAIL'}")
 
+        # degree_ordered's steps (the same calls as algorithms/triangle_count.py)
+        from graphblast_py import binary, dtypes, indexunary
+        n_ = A.nrows
+        ones = gb.Vector(dtypes.INT64, n_, device="gpu")
+        ones.assign(1)
+        t1, deg = timed(lambda: A.mxv(ones, semiring.plus_pair))
+        t2, key = timed(lambda: deg.apply(binary.times, right=n_).ewise_mult(
+            deg.apply(indexunary.rowindex), binary.plus))
+        t3, Kd = timed(lambda: gb.Matrix.from_diag(key))
+        t4, ki = timed(lambda: Kd.mxm(A, semiring.any_first))
+        anym = gb.Semiring(gb.monoid.any, binary.minus)
+        t5, diff = timed(lambda: ki.mxm(Kd, anym))
+        t6, _ = timed(lambda: diff.select("valuelt", 0))
+        for what, t in (("deg = A 1", t1), ("key", t2), ("from_diag", t3), ("K A", t4),
+                        ("(K A) K", t5), ("select", t6)):
+            print(f"      {what:<29}{t:9.3f} ms")
+        # mxm_reduce's own steps: the cost model (method="auto") and the mask's keys
+        from graphblast_py.operations import mxm as mxm_op
+        t_ch, how = timed(lambda: mxm_op._choose(L, L.T, L.S, mxm_op.SAXPY_FLOP_COST))
+        ip_, ix_, _ = L._csr(False)
+        t_keys, _ = timed(lambda: L._be.csr_to_keys(ip_, ix_, L.ncols))
+        t_dot, _ = timed(lambda: L.mxm_reduce(L.T, semiring.plus_pair, mask=L.S, method="dot"))
+        t_rp, _ = timed(lambda: L.T._row_ptr())
+        print(f"      its cost model ({how})       {t_ch:9.3f} ms")
+        print(f"        L.T's row lengths          {t_rp:9.3f} ms")
+        print(f"      the mask's keys              {t_keys:9.3f} ms")
+        print(f"      mxm_reduce(method='dot')     {t_dot:9.3f} ms")
         Ls = L.to_scipy()
         Lp = Ls.indptr.astype(cp.int64)
         Lj = Ls.indices.astype(cp.int32)

@@ -107,15 +107,7 @@ class Matrix:
         if self._lazy_t is None:
             return self._csr(False)[0]
         ix = self._lazy_t[2]
-        n = self.nrows
-
-        def build():
-            xp = self._be.xp
-            ptr = xp.zeros(n + 1, dtype=np.int64)
-            if ix.shape[0]:
-                xp.cumsum(xp.bincount(ix, minlength=n), out=ptr[1:])
-            return ptr
-        return self._cached("row_ptr", build)
+        return self._cached("row_ptr", lambda: self._be.count_ptr(ix, self.nrows))
 
     def _set_lazy_transpose(self, src):
         """This matrix (ncols x nrows of ``src``) as the transpose of the

@@ -156,3 +156,53 @@ def test_degree_order_and_count(device, fam):
     np.testing.assert_array_equal(P, wp)
     np.testing.assert_array_equal(D[P], (key[C.row] - key[C.col])[keep][
         np.lexsort((C.col[keep], C.row[keep]))])
+
+
+@pytest.mark.parametrize("fam", [f[0] for f in _families()])
+def test_dot_costs(device, fam):
+    """mxm's cost-model terms from the backend (the GPU: one kernel) against
+    the NumPy formula of tests/test_cpu_rowops.py, with B = A.T deferred."""
+    from graphblast_py.operations import mxm as mxm_op
+    G = nx.convert_node_labels_to_integers(dict(_families())[fam])
+    n = G.number_of_nodes()
+    if n == 0:
+        return
+    S = nx.to_scipy_sparse_array(G, nodelist=range(n), format="csr", dtype=float)
+    A = gb.Matrix.from_scipy(S, device=device)
+    L = A.select("tril", -1)
+    for X, B, M in ((A, A.T, A), (L, L.T, L)):
+        ip, ix, _ = X._csr(False)
+        bp = B._row_ptr()
+        cp = B._csc_arrays(False)[0]
+        mp, mj, _ = M._csr(False)
+        if mj.shape[0] == 0:
+            continue
+        f, w = X._be.dot_costs(ip, ix, bp, cp, mp, mj, mxm_op.GALLOP_RATIO)
+        ip, ix, bp, cp, mp, mj = (host(a).astype(np.int64) for a in (ip, ix, bp, cp, mp, mj))
+        blen, alen, clen = np.diff(bp), np.diff(ip), np.diff(cp)
+        assert f == int(blen[ix].sum())
+        mi = np.repeat(np.arange(len(mp) - 1), np.diff(mp))
+        la, lb = alen[mi], clen[mj]
+        short, long = np.minimum(la, lb), np.maximum(la, lb)
+        steps = np.where(short * mxm_op.GALLOP_RATIO < long,
+                         short * (1 + np.log2(long + 1)).astype(np.int64), la + lb)
+        assert w == int(steps.sum())
+
+
+@pytest.mark.parametrize("n,nnz", [(0, 0), (1, 0), (1, 5), (7, 3), (1000, 20000)])
+def test_count_ptr(device, n, nnz):
+    """The backend's count pointers (a deferred transpose's row pointers;
+    the GPU's own atomic count) against NumPy's bincount, with a hub value
+    taking most of the entries."""
+    from graphblast_py.device import backend_for
+    be = backend_for(device)
+    rng = np.random.default_rng(n + nnz)
+    ix = rng.integers(0, max(n, 1), nnz).astype(np.int32)
+    if nnz > 100:
+        ix[: nnz // 2] = n - 1
+    want = np.zeros(n + 1, dtype=np.int64)
+    if nnz:
+        want[1:] = np.cumsum(np.bincount(ix, minlength=n))
+    got = be.count_ptr(be.asarray(ix), n)
+    assert got.dtype == np.int64
+    np.testing.assert_array_equal(host(got), want)

@@ -17,6 +17,16 @@ class SparseMixin:
         return xp.searchsorted(indptr[1:].astype(np.int64), xp.arange(nnz, dtype=np.int64),
                                side="right")
 
+    def count_ptr(self, indices, n):
+        """int64 pointers (n + 1) of the counts of each value of ``indices``
+        (all in [0, n)): the row pointers of a CSR's transpose without the
+        transpose."""
+        xp = self.xp
+        ptr = xp.zeros(n + 1, dtype=np.int64)
+        if indices.shape[0]:
+            xp.cumsum(xp.bincount(indices, minlength=n), out=ptr[1:])
+        return ptr
+
     def csr_to_keys(self, indptr, indices, ncols):
         rows = self.rows_of(indptr, indices.shape[0])
         return rows * np.int64(ncols) + indices.astype(np.int64)

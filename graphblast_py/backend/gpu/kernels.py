@@ -1164,6 +1164,73 @@ def rows_of_source(ip):
     return _COMMON + _typedefs(IP=ip) + _ROWS_OF
 
 
+# ---------------------------------------------------------------- mxm's cost model
+# (flops of A B, merge steps of the masked dot products) -- operations/mxm.py's
+# ``_choose`` -- in one launch: a warp per row (grid-stride over the rows),
+# its lanes over the row's entries of A (the length of B's row at each
+# column) and of the mask (the steps of a merge, or of binary searches from
+# the shorter list, as the CPU's rowops.dot_costs counts them); per-warp
+# sums, two atomics per warp
+_DOT_COSTS = r"""
+extern "C" __global__ void dot_costs(
+    const i64* __restrict__ ip, const IX* __restrict__ ix,
+    const i64* __restrict__ bp, const i64* __restrict__ cp,
+    const i64* __restrict__ mp, const IXM* __restrict__ mj, i64 nrows, i64 ratio,
+    unsigned long long* __restrict__ out)
+{
+    unsigned long long f = 0, w = 0;
+    int lane = threadIdx.x & 31;
+    i64 nwarps = ((i64)gridDim.x * blockDim.x) >> 5;
+    for (i64 r = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5; r < nrows; r += nwarps) {
+        i64 p0 = ip[r], p1 = ip[r + 1];
+        for (i64 p = p0 + lane; p < p1; p += 32) {
+            i64 k = (i64)ix[p];
+            f += (unsigned long long)(bp[k + 1] - bp[k]);
+        }
+        i64 la = p1 - p0;
+        for (i64 t = mp[r] + lane, te = mp[r + 1]; t < te; t += 32) {
+            i64 j = (i64)mj[t];
+            i64 lb = cp[j + 1] - cp[j];
+            i64 sh = la < lb ? la : lb, lg = la < lb ? lb : la;
+            // 1 + floor(log2(lg + 1)), exactly (a floating log2 may land
+            // below an integer at a power of two)
+            if (sh * ratio < lg) w += (unsigned long long)(sh * (64 - __clzll(lg + 1)));
+            else w += (unsigned long long)(la + lb);
+        }
+    }
+    for (int d = 16; d > 0; d >>= 1) {
+        f += __shfl_down_sync(FULL_MASK, f, d);
+        w += __shfl_down_sync(FULL_MASK, w, d);
+    }
+    if (lane == 0) {
+        if (f) atomicAdd(out, f);
+        if (w) atomicAdd(out + 1, w);
+    }
+}
+"""
+
+
+# the count of each value of an index array, by 32-bit atomics (no range
+# checks and no reads to the host: the values are a CSR's column indices)
+_COUNT_VALUES = r"""
+extern "C" __global__ void count_values(const IX* __restrict__ ix, i64 nnz,
+                                        unsigned int* __restrict__ counts)
+{
+    i64 stride = (i64)gridDim.x * blockDim.x;
+    for (i64 p = (i64)blockIdx.x * blockDim.x + threadIdx.x; p < nnz; p += stride)
+        atomicAdd(counts + (i64)ix[p], 1u);
+}
+"""
+
+
+def count_values_source(ix):
+    return _COMMON + _typedefs(IX=ix) + _COUNT_VALUES
+
+
+def dot_costs_source(ix, ixm):
+    return _COMMON + _typedefs(IX=ix, IXM=ixm) + _DOT_COSTS
+
+
 # ---------------------------------------------------------------- user elementwise ops
 def elementwise_body(op, out_dtype, index=False):
     """Body of a ``cupy.ElementwiseKernel`` for a user-defined unary, binary or
