@@ -116,6 +116,10 @@ def test_pull_accum_by_diagonals(case, M, dt, name):
     o = old.copy()
     diagonals.pull_accum_diagonals(ip, ix, x, name == "max", offs, irr, o, o)
     assert np.array_equal(o, want)
+    for nblocks in (2, 3, 7, M.shape[0] + 5):     # blocks of rows in threads (some empty)
+        got = np.empty_like(old)
+        diagonals.pull_accum_diagonals(ip, ix, x, name == "max", offs, irr, old, got, nblocks)
+        assert np.array_equal(got, want), nblocks
 
 
 def test_diagonal_plan_refused():
@@ -176,6 +180,31 @@ def test_mxv_accum_by_diagonals_against_scipy(case, M, sr, acc, f, monkeypatch):
         assert np.array_equal(_mxv_min_second(A.dup(), g, acc, sr), want)
     with _Off("_pull_accum"):
         assert np.array_equal(_mxv_min_second(A.dup(), g, acc, sr), want)
+
+
+def test_diagonal_pull_in_threads_through_the_framework(monkeypatch):
+    """With more threads than DIAGONAL_PARALLEL_THREADS and work above the
+    threshold, the framework's call runs the blocks in threads: the same
+    result as the CSR kernel."""
+    from graphblast_py.backend.cpu import backend as cb
+    from graphblast_py.backend.cpu import diagonals
+    seen = []
+    real = diagonals.pull_accum_diagonals
+    monkeypatch.setattr(diagonals, "pull_accum_diagonals",
+                        lambda *a: seen.append(a[-1]) or real(*a))
+    monkeypatch.setattr(cb, "DIAGONAL_PARALLEL_THREADS", 0)
+    monkeypatch.setattr(cb, "PULL_PARALLEL_WORK", 16)
+    A = gb.generators.grid2d(40, 45, diagonals=True, device="cpu")
+    vals = np.random.default_rng(2).integers(-50, 50, A.nrows)
+    g = gb.Vector.from_dense(vals, device="cpu")
+    got = _mxv_min_second(A, g)
+    assert seen and seen[-1] > 1
+    with _Off("_pull_diagonals"):
+        assert np.array_equal(_mxv_min_second(A.dup(), g), got)
+    S = A.to_scipy().tocoo()
+    want = vals.copy()
+    np.minimum.at(want, S.row, vals[S.col])
+    assert np.array_equal(got, want)
 
 
 def test_diagonal_plan_follows_matrix_changes():

@@ -30,6 +30,9 @@ PARALLEL_WORK = 1 << 16
 # (Checked again 2026-11-26: 2^17 made Kronecker 16's second level 0.86 ->
 # 0.52 ms on the quiet VM, and 5 ms while another process held a core.)
 PULL_PARALLEL_WORK = 1 << 19
+# pull_accum by diagonals (cpu/diagonals.py) runs in threads only above this
+# many threads (and above PULL_PARALLEL_WORK row-diagonal pairs)
+DIAGONAL_PARALLEL_THREADS = 2
 # push compacts its result by a pass over the accumulator's flags (instead
 # of sorting the touched outputs) from 1/PUSH_SCAN_FRACTION of the outputs:
 # sorting Kronecker 16's first level (9753 of 65536) took ~80 us, the pass ~30
@@ -874,18 +877,25 @@ class CPUBackend(ArrayBackend):
             return None
         indptr, indices = R[0], R[1]
         plan = self._diagonal_plan(indptr, indices, cache) if self._pull_diagonals else None
+        from numba import get_num_threads
+        nt = get_num_threads()
         if plan is not None:
             in_place = bool(own) and not np.may_share_memory(old, xvals)
             new = old if in_place else np.empty_like(old)
+            # (serial up to 2 threads: a memory-bound pass gains little from
+            # the second core of the 2-core VM and waits several ms for a
+            # descheduled worker whenever another process holds one)
+            work = old.shape[0] * (plan[0].shape[0] + 1)
+            nblocks = nt * 4 if nt > DIAGONAL_PARALLEL_THREADS and work > PULL_PARALLEL_WORK \
+                else 1
             _diagonals().pull_accum_diagonals(indptr, indices, xvals, m.name == "max",
-                                              plan[0], plan[1], old, new)
+                                              plan[0], plan[1], old, new, nblocks)
             return new
         pull_accum = _rowops().pull_accum
         work = old.shape[0] + indices.shape[0]
-        from numba import get_num_threads
         return pull_accum(indptr, indices, xvals, m.name, old,
                           bool(own) and not np.may_share_memory(old, xvals),
-                          work * get_num_threads() > 2 * PULL_PARALLEL_WORK)
+                          work * nt > 2 * PULL_PARALLEL_WORK)
 
     #: the fused pull-and-accumulate of :meth:`pull_accum` (False: the
     #: ordinary product and the output rule, for tests and measurements)

@@ -21,7 +21,7 @@ in its first rows, as a rule (a power-law or random graph's first few rows
 already have more than ``MAX_DIAGONALS`` offsets).
 """
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 # at most this many diagonals (a grid with diagonals has 8)
 MAX_DIAGONALS = 8
@@ -144,28 +144,52 @@ def _segment(lo, hi, x, offs, is_max, old, new):
                 nw[i] = v if v < a else a
 
 
+@njit(inline="always")
+def _rows(lo, hi, t, indptr, indices, x, is_max, offs, irr, old, new):
+    # rows lo..hi-1; irr[t] the first irregular row at or after lo
+    k = irr.shape[0]
+    while True:
+        e = irr[t] if t < k and irr[t] < hi else hi
+        if e > lo:
+            _segment(lo, e, x, offs, is_max, old, new)
+        if e >= hi:
+            return
+        a = old[e]
+        if is_max:
+            for p in range(indptr[e], indptr[e + 1]):
+                v = x[indices[p]]
+                a = v if v > a else a
+        else:
+            for p in range(indptr[e], indptr[e + 1]):
+                v = x[indices[p]]
+                a = v if v < a else a
+        new[e] = a
+        lo = e + 1
+        t += 1
+
+
 @njit(cache=True)
-def pull_accum_diagonals(indptr, indices, x, is_max, offs, irr, old, new):
+def _pull_accum_serial(indptr, indices, x, is_max, offs, irr, old, new):
+    _rows(0, indptr.shape[0] - 1, 0, indptr, indices, x, is_max, offs, irr, old, new)
+
+
+@njit(cache=True, parallel=True)
+def _pull_accum_parallel(indptr, indices, x, is_max, offs, irr, old, new, nblocks):
+    n = indptr.shape[0] - 1
+    for b in prange(nblocks):
+        lo = b * n // nblocks
+        hi = (b + 1) * n // nblocks
+        t = np.searchsorted(irr, lo)
+        _rows(lo, hi, t, indptr, indices, x, is_max, offs, irr, old, new)
+
+
+def pull_accum_diagonals(indptr, indices, x, is_max, offs, irr, old, new, nblocks=1):
     """``new(r) = min(old(r), min over the row's columns c of x(c))`` (max
     with ``is_max``) for every row, the regular ones by diagonals, the
     irregular ones (``irr``, sorted) by the CSR.  ``new`` may be ``old``
-    (each row reads only its own old value), not ``x``."""
-    n = indptr.shape[0] - 1
-    lo = 0
-    k = irr.shape[0]
-    for t in range(k + 1):
-        hi = irr[t] if t < k else n
-        if hi > lo:
-            _segment(lo, hi, x, offs, is_max, old, new)
-        if t < k:
-            a = old[hi]
-            if is_max:
-                for p in range(indptr[hi], indptr[hi + 1]):
-                    v = x[indices[p]]
-                    a = v if v > a else a
-            else:
-                for p in range(indptr[hi], indptr[hi + 1]):
-                    v = x[indices[p]]
-                    a = v if v < a else a
-            new[hi] = a
-            lo = hi + 1
+    (each row reads only its own old value), not ``x``.  ``nblocks`` > 1:
+    that many blocks of rows in numba's threads."""
+    if nblocks > 1:
+        _pull_accum_parallel(indptr, indices, x, is_max, offs, irr, old, new, nblocks)
+    else:
+        _pull_accum_serial(indptr, indices, x, is_max, offs, irr, old, new)
