@@ -30,6 +30,19 @@ from .backend.keys import split_keys
 from .results import CSRResult, DenseMatrixResult, SparseResult
 
 
+def _lazy_csr_field(slot):
+    """A CSR array of a Matrix, stored in ``slot``: reading it finishes a
+    deferred transpose first (``Matrix._lazy_t``)."""
+    def get(self):
+        if self._lazy_t is not None:
+            self._finish_transpose()
+        return self.__dict__[slot]
+
+    def put(self, a):
+        self.__dict__[slot] = a
+    return property(get, put)
+
+
 class Matrix:
     """``Matrix(dtype, nrows, ncols, device=None)`` -- an empty matrix."""
 
@@ -54,36 +67,9 @@ class Matrix:
     # on the first read of these: ``L.mxm_reduce(L.T, ...)`` reads only the
     # CSC of ``L.T`` -- L itself -- and never pays for the transpose.
     _lazy_t = None
-
-    @property
-    def _indptr(self):
-        if self._lazy_t is not None:
-            self._finish_transpose()
-        return self._ip
-
-    @_indptr.setter
-    def _indptr(self, a):
-        self._ip = a
-
-    @property
-    def _indices(self):
-        if self._lazy_t is not None:
-            self._finish_transpose()
-        return self._ix
-
-    @_indices.setter
-    def _indices(self, a):
-        self._ix = a
-
-    @property
-    def _vals(self):
-        if self._lazy_t is not None:
-            self._finish_transpose()
-        return self._vv
-
-    @_vals.setter
-    def _vals(self, a):
-        self._vv = a
+    _indptr = _lazy_csr_field("_ip")
+    _indices = _lazy_csr_field("_ix")
+    _vals = _lazy_csr_field("_vv")
 
     def _finish_transpose(self):
         src, ip, ix, v = self._lazy_t
