@@ -32,6 +32,7 @@ A call with a switch off is recorded in ``gb.stats`` history with
 ``switches={...}``; the auto cost model counts the work the switches imply
 (all rows without mask-first, no early-exit discount without early exit).
 """
+from ..dtypes import lookup
 from ..errors import DimensionMismatch, InvalidValue
 from ..mask import Mask
 from ..matrix import Matrix
@@ -187,7 +188,10 @@ def _plain_plan(A, u, semiring, swap, n_in, n_out):
     output type, whether the kernel reads A's values, A's iso value for
     the kernel, pull's cost without its per-row term and the longest row
     of push's operand (None where the cost model does not use it)."""
-    out_dtype = semiring.out_dtype(*((u.dtype, A.dtype) if swap else (A.dtype, u.dtype)))
+    # (the output type as finish() looks it up: the plain push builds its
+    # result itself)
+    out_dtype = lookup(semiring.out_dtype(*((u.dtype, A.dtype) if swap else
+                                            (A.dtype, u.dtype))))
     mult_reads_a = semiring.mult.reads_y if swap else semiring.mult.reads_x
     a_iso = A.iso_value if mult_reads_a else None
     reads_a = mult_reads_a and a_iso is None
@@ -239,7 +243,7 @@ def _plain_push(what, A, u, semiring, swap):
             return None
     elif not nnz / max(n_in, 1) * nv * be.push_cost_weight < pull_cost:
         return None
-    stats.record(what, "push")
+    stats.record_key(_PUSH_KEYS[swap])
     P = A._csr(reads_a) if swap else A._csc_arrays(reads_a)
     if run is _UNSET:
         run = be.push_plan(P, semiring, out_dtype, a_iso, u.dtype, swap)
@@ -248,10 +252,20 @@ def _plain_push(what, A, u, semiring, swap):
             d[key] = plan[:-1] + (run,)
     xidx, xvals = u._idx, u._vals
     r = run(P, xidx, xvals, n_out) if run is not None else None
-    T = SparseResult(r[0], r[1]) if r is not None else \
-        be.push(P, SparseResult(xidx, xvals), semiring, None, swap, out_dtype, n_out,
-                a_iso=a_iso)
+    if r is not None:
+        if r[1].dtype == out_dtype:
+            # finish's first case for a new vector (a sparse result, no mask:
+            # Z = T), its values already of the output type (no cast)
+            return Vector._new_sparse(out_dtype, n_out, be, r[0], r[1])
+        T = SparseResult(r[0], r[1])
+    else:
+        T = be.push(P, SparseResult(xidx, xvals), semiring, None, swap, out_dtype, n_out,
+                    a_iso=a_iso)
     return finish(None, T, out_dtype, (n_out,), be, None, None, False, True)
+
+
+# the plain push's record in gb.stats, by swap (record_key: no tuple per call)
+_PUSH_KEYS = {False: ("mxv", "push"), True: ("vxm", "push")}
 
 
 def _pull_into(be, R, u, semiring, accum, out, out_dtype, swap, cache):
