@@ -43,11 +43,17 @@ def common_neighbours(P, sums=True):
     pass over the triangles that t takes (FGLT with 5 orbits needs no σ13)."""
     ip, ix, _ = P._csr(False)
     if not sums:
-        c = P._be.edge_triangles(ip, ix, sums=False)
-        return P._with_values(c, "int64").select("valuene", 0), None
+        return _nonzero(P, P._be.edge_triangles(ip, ix, sums=False)), None
     c, t = P._be.edge_triangles(ip, ix, sums=True)
-    C = P._with_values(c, "int64").select("valuene", 0)
-    return C, Vector.from_dense(t, dtype="int64", device=P.device)
+    return _nonzero(P, c), Vector.from_dense(t, dtype="int64", device=P.device)
+
+
+def _nonzero(P, c):
+    """P's structure with the values c (int64), the zero entries dropped; a
+    Matrix without entries when c is all zero (no select over P's entries)."""
+    if not bool(P._be.xp.any(c)):
+        return Matrix("int64", P.nrows, P.ncols, device=P.device)
+    return P._with_values(c, "int64").select("valuene", 0)
 
 
 def four_cliques_per_vertex(P, C=None):
@@ -62,6 +68,9 @@ def four_cliques_per_vertex(P, C=None):
     then runs on the edges with C ≥ 2 only (each edge of a 4-clique has the
     clique's two other vertices as common neighbours), the same counts; a
     graph without triangles leaves no edge to search."""
+    if C is not None and C.nvals == 0:                 # no triangle: no 4-clique
+        return Vector.from_dense(P._be.zeros(P.nrows, dtypes.lookup("int64")), dtype="int64",
+                                 device=P.device)
     Q = P if C is None else C.select("valuege", 2)
     ip, ix, _ = Q._csr(False)
     return Vector.from_dense(P._be.four_cliques(ip, ix), dtype="int64", device=P.device)

@@ -42,6 +42,12 @@ from ..keys import split_keys
 SCAN_FACTOR = 4
 # row blocks per thread (blocks have about equal work; more blocks, finer balance)
 BLOCKS_PER_THREAD = 8
+# the light O(n + nnz) passes of the triangle and clique kernels (orientation,
+# work estimate, spreading the counts) go parallel only above this many times
+# the caller's threshold: a fork/join costs more than they save on a 2-core
+# machine shared with other jobs (300^2 grid: ~7 ms a parallel region at load
+# 3, against 0.3-0.7 ms for the serial pass)
+LIGHT_FACTOR = 16
 
 
 @njit(cache=True)
@@ -485,7 +491,7 @@ def spgemm_reduce_csr(be, A, B, semiring, mask, out_dtype, op, op_dtype, monoid,
                                                           mj.shape[0] == 0):
         ai = ai.astype(np.int64, copy=False)
         bi = bi.astype(np.int64, copy=False)
-        work = _row_work(ai, aj, bi, mi, has_mask, allow_marked, parallel_work)
+        work = _row_work(ai, aj, bi, mi, has_mask, allow_marked, parallel_work * LIGHT_FACTOR)
         parallel, bounds, nacc = _row_bounds(work, parallel_work)
         if (not has_mask and semiring.mult.name == "pair" and semiring.monoid.name == "plus"
                 and not semiring.is_user and out_dtype.kind in "iu"):
@@ -562,8 +568,9 @@ def four_cliques(ip, ix, parallel_work):
     n = ip.shape[0] - 1
     if n == 0 or ix.shape[0] == 0:
         return np.zeros(n, dtype=np.int64)
-    op, oj = orient_by_degree(ip, ix, parallel_work)
-    work = _row_work(op, oj, op, np.zeros(1, np.int64), False, False, parallel_work)
+    light = parallel_work * LIGHT_FACTOR
+    op, oj = orient_by_degree(ip, ix, light)
+    work = _row_work(op, oj, op, np.zeros(1, np.int64), False, False, light)
     parallel, bounds, nacc = _row_bounds(work, parallel_work)
     marks = np.zeros((nacc, n), dtype=np.int64)
     slists = np.empty((nacc, n), dtype=np.int64)
@@ -948,8 +955,9 @@ def edge_triangles(ip, ix, sums, parallel_work):
         out = np.zeros(nnz, dtype=np.int64)
         return (out, np.zeros(n, dtype=np.int64)) if sums else out
     ip64 = ip.astype(np.int64, copy=False)
-    op, oj = orient_by_degree(ip64, ix, parallel_work)
-    work = _row_work(op, oj, op, np.zeros(1, np.int64), False, False, parallel_work)
+    light = parallel_work * LIGHT_FACTOR
+    op, oj = orient_by_degree(ip64, ix, light)
+    work = _row_work(op, oj, op, np.zeros(1, np.int64), False, False, light)
     parallel, bounds, nacc = _row_bounds(work, parallel_work)
     marks = np.zeros((nacc, n), dtype=np.int64)
     cnts = np.zeros((nacc, oj.shape[0]), dtype=np.int32)
@@ -957,7 +965,7 @@ def edge_triangles(ip, ix, sums, parallel_work):
     tot = cnts.sum(axis=0, dtype=np.int64) if nacc > 1 else cnts[0].astype(np.int64)
     del cnts
     out = np.empty(nnz, dtype=np.int64)
-    (spread_parallel if n + nnz > parallel_work and get_num_threads() > 1
+    (spread_parallel if n + nnz > light and get_num_threads() > 1
      else spread_serial)(ip64, ix, op, oj, tot, out)
     if not sums:
         return out
