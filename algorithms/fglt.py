@@ -20,10 +20,9 @@ the raw frequencies σ0..σ15 of every vertex are
     σ7 = A ((d−1)(d−2)/2)        σ15 = number of 4-cliques containing i
 
 (all divisions exact, int64; d(d−1)/2, (d−1)(d−2)/2 and d(d−1)(d−2)/6 are
-unary operators on d and d − 1, and d(d − 1) in σ5 is 2σ3).  C holds an entry
-only on the edges with a common neighbour (empty for a graph without
-triangles, whose σ4, σ9, σ10, σ11, σ13, σ14, σ15 are then 0 at the cost of
-empty operations).  No product is stored beyond C (nnz(A) entries).  C and σ13 come from ``graphblast_py.graphlets.common_neighbours``
+unary operators on d and d − 1, and d(d − 1) in σ5 is 2σ3).  For a graph
+without triangles C has no entry, so σ4, σ9, σ10, σ11, σ13, σ14, σ15 are 0 at
+the cost of operations on an empty matrix.  No product is stored beyond C (nnz(A) entries).  C and σ13 come from ``graphblast_py.graphlets.common_neighbours``
 (the CPU lists each triangle once): in σ13, A(C − A) under the mask A sums,
 for each edge (i, j), C_kj − 1 over the common neighbours k of i and j (k ~ j,
 so C_kj ≥ 1), i.e. σ13 = Σ over the triangles {i, j, k} at i of C_jk − 1.

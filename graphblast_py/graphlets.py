@@ -32,10 +32,11 @@ def simple_pattern(A, what):
 
 def common_neighbours(P, sums=True):
     """``(C, t)`` for the 0/1 pattern P (symmetric, zero diagonal):
-    C = P ∘ P², on every edge (i, j) with a common neighbour the number of
-    common neighbours of i and j, as an int64 Matrix (an edge without one
-    holds no entry, as in the masked product P²<P>: a graph without
-    triangles gives an empty C); t, a full int64
+    C = P ∘ P², on every edge (i, j) the number of common neighbours of i and
+    j, as an int64 Matrix with P's structure (zeros stored), or without any
+    entry for a graph without triangles (all zero: the later operations on C
+    then cost nothing; a zero adds nothing to what FGLT computes from C); t,
+    a full int64
     Vector: t(i) = Σ over the triangles {i, j, k} of (C(j, k) − 1), which is
     ((P ∘ (P (C − P))) e)(i) / 2.  The CPU backend lists each triangle once,
     from its lowest vertex of the degree orientation; the generic path uses
@@ -49,11 +50,11 @@ def common_neighbours(P, sums=True):
 
 
 def _nonzero(P, c):
-    """P's structure with the values c (int64), the zero entries dropped; a
-    Matrix without entries when c is all zero (no select over P's entries)."""
+    """P's structure with the values c (int64; zeros stored), or a Matrix
+    without entries when c is all zero (a graph without triangles)."""
     if not bool(P._be.xp.any(c)):
         return Matrix("int64", P.nrows, P.ncols, device=P.device)
-    return P._with_values(c, "int64").select("valuene", 0)
+    return P._with_values(c, "int64")
 
 
 def four_cliques_per_vertex(P, C=None):
