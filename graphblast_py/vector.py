@@ -544,6 +544,16 @@ class Vector:
                 v = _scatter_in_range(cls, backend_for(device), indices, values, size, dup_op)
                 if v is not None:
                     return v
+        one = _one_entry(indices, values, size, dtype, dup_op)
+        if one is not None:
+            # one host index and value, both valid (a traversal's source):
+            # stored at once, without the general checks, sort and transfer
+            # (what they would find is known: one entry, in range, exact)
+            be = backend_for(device)
+            i, value, dt, size = one
+            v = cls(dt, size, device=be.name)
+            v._set_sparse(be.full(1, i, np.int64), be.full(1, value, dt))
+            return v
         be = backend_for(device)
         if be.dense_vectors and dup_op is None and _on_host(indices) and _on_host(values):
             # host data for a device that waits to check or sort: check and
@@ -767,6 +777,21 @@ class Vector:
                 f"device={self.device!r} form={self._form!r} {{{items}{more}}}>")
 
     # operation methods are attached in operations/__init__.py
+
+
+def _one_entry(indices, values, size, dtype, dup_op):
+    """``(index, value, dtype, size)`` when ``from_coo`` gets one Python int
+    index (in a list or tuple) inside a given int ``size`` and a Python
+    bool/int/float value -- what the general path would find, and store, for
+    them; else None (the general path runs, with its checks and errors)."""
+    if (dup_op is not None or type(size) is not int or type(indices) not in (list, tuple)
+            or len(indices) != 1 or type(values) not in (bool, int, float)):
+        return None
+    i = indices[0]
+    if type(i) is not int or not 0 <= i < size or size > 1 << 40:
+        return None
+    dt = dtypes.of_value(values) if dtype is None else dtypes.lookup(dtype)
+    return i, dtypes.cast_scalar(values, dt, "Vector.from_coo value"), dt, size
 
 
 def _on_host(x):

@@ -351,3 +351,34 @@ def test_minmax_where_paths(data):
         assert not R.equal(R.from_lib(out), want), R.equal(R.from_lib(out), want)
     finally:
         rowops.DENSE_PARALLEL = saved
+
+
+@pytest.mark.parametrize("idx,value,size,dtype", [
+    ([3], 7, 10, "int64"), ((0,), True, 1, None), ([9], 2.5, 10, "int32"),
+    ([2], -1, 5, "uint8"), ([1], True, 4, "float32"), ([4], 3, 5, None), ([0], 1.5, 3, None),
+    ([6], 2 ** 70, 8, "float64")])
+def test_from_coo_one_entry(device, idx, value, size, dtype):
+    """One host index and value (a traversal's source) take a short path:
+    the same Vector as the general path builds from the same entry given as
+    arrays (NumPy's C casting of the value, the inferred type)."""
+    v = gb.Vector.from_coo(idx, value, size=size, dtype=dtype, device=device)
+    ref = gb.Vector.from_coo(np.array(idx), value, size=size, dtype=dtype,
+                             device=device)            # an index array: the general path
+    assert v.dtype == ref.dtype and v.size == size and v.nvals == 1
+    assert v.isequal(ref)
+    i, x = (host(a) for a in v.to_coo())
+    assert list(i) == [idx[0]]
+    with np.errstate(all="ignore"):
+        want = np.asarray(value).astype(v.dtype, casting="unsafe")
+    assert x[0] == want
+
+
+@pytest.mark.parametrize("args,err", [
+    (([10], 1, 10), gb.IndexOutOfBound), (([-1], 1, 10), gb.IndexOutOfBound),
+    (([True], 1, 10), gb.InvalidIndex), (([1.0], 1, 10), gb.InvalidIndex),
+    (([1], "x", 10), gb.DomainMismatch), (([1], 1, -3), gb.InvalidValue)])
+def test_from_coo_one_entry_errors(device, args, err):
+    """Bad single entries fall to the general path and raise its errors."""
+    idx, value, size = args
+    with pytest.raises(err):
+        gb.Vector.from_coo(idx, value, size=size, device=device)
