@@ -306,6 +306,15 @@ def _row_work(ai, aj, bi, mi, has_mask, allow_marked, parallel_work):
     return work
 
 
+def _serial_bounds(m):
+    """(False, [0, m], 1) -- the serial kernels over all rows -- when one
+    thread runs the kernels (no per-row work estimate is then needed); None
+    otherwise."""
+    if get_num_threads() == 1:
+        return False, np.array([0, m], dtype=np.int64), 1
+    return None
+
+
 def _row_bounds(work, parallel_work):
     """(parallel, row block bounds of about equal work, accumulators needed)."""
     m = work.shape[0]
@@ -491,8 +500,9 @@ def spgemm_reduce_csr(be, A, B, semiring, mask, out_dtype, op, op_dtype, monoid,
                                                           mj.shape[0] == 0):
         ai = ai.astype(np.int64, copy=False)
         bi = bi.astype(np.int64, copy=False)
-        work = _row_work(ai, aj, bi, mi, has_mask, allow_marked, parallel_work * LIGHT_FACTOR)
-        parallel, bounds, nacc = _row_bounds(work, parallel_work)
+        parallel, bounds, nacc = _serial_bounds(m) or _row_bounds(
+            _row_work(ai, aj, bi, mi, has_mask, allow_marked, parallel_work * LIGHT_FACTOR),
+            parallel_work)
         if (not has_mask and semiring.mult.name == "pair" and semiring.monoid.name == "plus"
                 and not semiring.is_user and out_dtype.kind in "iu"):
             cnts = np.zeros((nacc, n), dtype=out_dtype)
@@ -570,8 +580,8 @@ def four_cliques(ip, ix, parallel_work):
         return np.zeros(n, dtype=np.int64)
     light = parallel_work * LIGHT_FACTOR
     op, oj = orient_by_degree(ip, ix, light)
-    work = _row_work(op, oj, op, np.zeros(1, np.int64), False, False, light)
-    parallel, bounds, nacc = _row_bounds(work, parallel_work)
+    parallel, bounds, nacc = _serial_bounds(n) or _row_bounds(
+        _row_work(op, oj, op, np.zeros(1, np.int64), False, False, light), parallel_work)
     marks = np.zeros((nacc, n), dtype=np.int64)
     slists = np.empty((nacc, n), dtype=np.int64)
     cnts = np.zeros((nacc, n), dtype=np.int64)
@@ -957,8 +967,8 @@ def edge_triangles(ip, ix, sums, parallel_work):
     ip64 = ip.astype(np.int64, copy=False)
     light = parallel_work * LIGHT_FACTOR
     op, oj = orient_by_degree(ip64, ix, light)
-    work = _row_work(op, oj, op, np.zeros(1, np.int64), False, False, light)
-    parallel, bounds, nacc = _row_bounds(work, parallel_work)
+    parallel, bounds, nacc = _serial_bounds(n) or _row_bounds(
+        _row_work(op, oj, op, np.zeros(1, np.int64), False, False, light), parallel_work)
     marks = np.zeros((nacc, n), dtype=np.int64)
     cnts = np.zeros((nacc, oj.shape[0]), dtype=np.int32)
     (triangles_parallel if parallel else triangles_serial)(bounds, op, oj, marks, cnts)
