@@ -94,8 +94,9 @@ def stack_columns(vectors, dtype, device, times=None):
     the block is never formed), else the block's ``mxm`` (its dense path)."""
     be = vectors[0]._be
     dt = dtypes.lookup(dtype)
-    cols = [be.cast(v.to_dense(fill=0), dt) for v in vectors]
     if times is not None:
+        # the columns lent to the one kernel call (no copy of a vector stored full)
+        cols = [be.cast(_full_values(v), dt) for v in vectors]
         sr = semiring.plus_times
         out_dt = dtypes.lookup(sr.out_dtype(dt, times.dtype))
         got = be.dense_columns_mm(cols, times._csr(True), times.ncols, sr, out_dt)
@@ -104,7 +105,15 @@ def stack_columns(vectors, dtype, device, times=None):
             F = Matrix(out_dt, cols[0].shape[0], times.ncols, device=device)
             F._set_dense(*got)
             return F
+    cols = [be.cast(v.to_dense(fill=0), dt) for v in vectors]
     # (kept in dense form: a product with it runs from its dense rows where
     # the backend can, operations/mxm.py)
     F = Matrix.from_dense(be.xp.stack(cols, axis=1), dtype=dtype, device=device)
     return F if times is None else F.mxm(times, semiring.plus_times)
+
+
+def _full_values(v):
+    """v's values at every position, 0 where it has no entry: the stored
+    array itself for a vector stored full (lent: read before v changes)."""
+    vals, pres = v._dense(lend=True)
+    return vals if pres is None else v.to_dense(fill=0)

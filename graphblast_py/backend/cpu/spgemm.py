@@ -1156,7 +1156,7 @@ def _columns_loop(lo, hi, a, read_a, ci, cr, cv, read_b, addop, multop, reduce, 
                   mult_f, add_f):
     T = outv.dtype.type
     ncols = ci.shape[0] - 1
-    a00 = a[0, 0]
+    a00 = a[0][0]
     for r0 in range(lo, hi, COLUMN_BLOCK):
         r1 = min(hi, r0 + COLUMN_BLOCK)
         n_r = r1 - r0
@@ -1170,7 +1170,7 @@ def _columns_loop(lo, hi, a, read_a, ci, cr, cv, read_b, addop, multop, reduce, 
             j = cr[q0]
             c = cv[q0] if read_b else cv[0]
             if read_a:
-                aj = a[j, r0:r1]
+                aj = a[j][r0:r1]
                 for r in range(n_r):
                     t[r] = T(mult_f(multop, aj[r], c, r0 + r, j, k))
             else:
@@ -1181,7 +1181,7 @@ def _columns_loop(lo, hi, a, read_a, ci, cr, cv, read_b, addop, multop, reduce, 
                     j = cr[q]
                     c = cv[q] if read_b else cv[0]
                     if read_a:
-                        aj = a[j, r0:r1]
+                        aj = a[j][r0:r1]
                         for r in range(n_r):
                             t[r] = T(add_f(addop, t[r], T(mult_f(multop, aj[r], c, r0 + r, j,
                                                                  k))))
@@ -1210,12 +1210,12 @@ def _columns_plus_times(lo, hi, a, ci, cr, cv, tmp, outv):
                 for r in range(n_r):
                     t[r] = 0
                 continue
-            aj = a[cr[q0], r0:r1]
+            aj = a[cr[q0]][r0:r1]
             c = cv[q0]
             for r in range(n_r):
                 t[r] = aj[r] * c
             for q in range(q0 + 1, ci[k + 1]):
-                aj = a[cr[q], r0:r1]
+                aj = a[cr[q]][r0:r1]
                 c = cv[q]
                 for r in range(n_r):
                     t[r] = t[r] + aj[r] * c
@@ -1226,15 +1226,15 @@ def _columns_plus_times(lo, hi, a, ci, cr, cv, tmp, outv):
 
 
 @njit(inline="always")
-def _columns_rows(lo, hi, a, read_a, ci, cr, cv, read_b, addop, multop, reduce, tmp, outv):
-    """Rows lo..hi of C = [a_0 ... a_k-1] B, the columns given as the rows of
-    ``a`` (k x m, each contiguous): per block of COLUMN_BLOCK rows, column k
+def _columns_rows(lo, hi, a, read_a, ci, cr, cv, read_b, addop, multop, reduce, fast, tmp,
+                  outv):
+    """Rows lo..hi of C = [a_0 ... a_k-1] B, the columns given as ``a`` (a
+    tuple of contiguous arrays, or the rows of a k x m array): per block of COLUMN_BLOCK rows, column k
     of C accumulated over the entries of B's column k (CSC ``ci, cr, cv``,
     inner index ascending: the saxpy kernel's order) along contiguous runs
     of the inputs, then written out row by row.  plus_times: constant
     opcodes."""
-    if addop == 0 and multop == 0 and reduce and read_a and read_b and \
-            a.dtype == outv.dtype and cv.dtype == outv.dtype:
+    if fast:
         _columns_plus_times(lo, hi, a, ci, cr, cv, tmp, outv)
     elif addop == 0 and multop == 0:
         _columns_loop(lo, hi, a, read_a, ci, cr, cv, read_b, _op(0), _op(0), reduce, tmp, outv,
@@ -1245,16 +1245,17 @@ def _columns_rows(lo, hi, a, read_a, ci, cr, cv, read_b, addop, multop, reduce, 
 
 
 @njit(cache=True, parallel=True)
-def columns_parallel(m, a, read_a, ci, cr, cv, read_b, addop, multop, reduce, tmps, outv):
+def columns_parallel(m, a, read_a, ci, cr, cv, read_b, addop, multop, reduce, fast, tmps, outv):
     nb = (m + 8 * COLUMN_BLOCK - 1) // (8 * COLUMN_BLOCK)
     for b in prange(nb):
         _columns_rows(b * 8 * COLUMN_BLOCK, min(m, (b + 1) * 8 * COLUMN_BLOCK), a, read_a, ci,
-                      cr, cv, read_b, addop, multop, reduce, tmps[get_thread_id()], outv)
+                      cr, cv, read_b, addop, multop, reduce, fast, tmps[get_thread_id()], outv)
 
 
 @njit(cache=True)
-def columns_serial(m, a, read_a, ci, cr, cv, read_b, addop, multop, reduce, tmps, outv):
-    _columns_rows(0, m, a, read_a, ci, cr, cv, read_b, addop, multop, reduce, tmps[0], outv)
+def columns_serial(m, a, read_a, ci, cr, cv, read_b, addop, multop, reduce, fast, tmps, outv):
+    _columns_rows(0, m, a, read_a, ci, cr, cv, read_b, addop, multop, reduce, fast, tmps[0],
+                  outv)
 
 
 def _csc_of(bi, bj, ncols):
@@ -1270,8 +1271,8 @@ def _csc_of(bi, bj, ncols):
 def dense_columns_mm(be, cols, B, ncols, semiring, out_dtype, parallel_work):
     """``(values, presence or None)`` of [cols[0] ... cols[k-1]] B: the m x k
     block whose column j is the 1-D array ``cols[j]`` (every entry present)
-    times a k x ``ncols`` CSR ``B``, without forming the block row-major (the
-    columns are copied side by side, k x m, then read along contiguous runs);
+    times a k x ``ncols`` CSR ``B``, without forming the block (the columns
+    are read in place, as a tuple, along contiguous runs);
     the products and sums of the saxpy kernel in the same order.  For a
     kernel-supported semiring (the caller checks ``be._kernel_ok``)."""
     bi, bj, bv = B
@@ -1285,9 +1286,8 @@ def dense_columns_mm(be, cols, B, ncols, semiring, out_dtype, parallel_work):
     if cd.kind == "u":
         cd = np.dtype(np.int64)
     if mult.reads_x and kdim:
-        a = np.empty((kdim, m), dtype=cd)
-        for j, c in enumerate(cols):
-            a[j] = c                                         # (casts)
+        # the columns as they are (a tuple: no k x m copy), in the compute type
+        a = tuple(np.ascontiguousarray(c, dtype=cd) for c in cols)
     else:
         a = np.zeros((1, 1), dtype=cd)
     b = be._operand(bv, mult.reads_y, cd)
@@ -1299,9 +1299,13 @@ def dense_columns_mm(be, cols, B, ncols, semiring, out_dtype, parallel_work):
         and m > 8 * COLUMN_BLOCK
     nt = get_num_threads() if par else 1
     tmps = np.empty((nt, ncols, COLUMN_BLOCK), dtype=out_dtype)
+    read_a = bool(mult.reads_x and kdim)
+    fast = bool(semiring.monoid.name == "plus" and mult.name == "times" and not semiring.is_user
+                and monoid.opcode == 0 and mult.opcode == 0 and read_a and read_b
+                and cd == out_dtype and cv.dtype == out_dtype)
     (columns_parallel if par else columns_serial)(
-        np.int64(m), a, bool(mult.reads_x and kdim), ci, cr, cv, read_b, monoid.opcode,
-        mult.opcode, not monoid.is_any, tmps, outv)
+        np.int64(m), a, read_a, ci, cr, cv, read_b, monoid.opcode, mult.opcode,
+        not monoid.is_any, fast, tmps, outv)
     colp = ci[1:] > ci[:-1]
     if bool(colp.all()) or m == 0:
         return outv, None
