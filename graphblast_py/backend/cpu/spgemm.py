@@ -974,13 +974,14 @@ def edge_triangles(ip, ix, sums, parallel_work):
     (triangles_parallel if parallel else triangles_serial)(bounds, op, oj, marks, cnts)
     tot = cnts.sum(axis=0, dtype=np.int64) if nacc > 1 else cnts[0].astype(np.int64)
     del cnts
+    if not tot.any():                       # no triangle: every count and sum is 0
+        out = np.zeros(nnz, dtype=np.int64)
+        return (out, np.zeros(n, dtype=np.int64)) if sums else out
     out = np.empty(nnz, dtype=np.int64)
     (spread_parallel if n + nnz > light and get_num_threads() > 1
      else spread_serial)(ip64, ix, op, oj, tot, out)
     if not sums:
         return out
-    if not tot.any():                       # no triangle: every sum is empty
-        return out, np.zeros(n, dtype=np.int64)
     acc = np.zeros((nacc, n), dtype=np.int64)
     (triangle_sums_parallel if parallel else triangle_sums_serial)(bounds, op, oj, marks, tot,
                                                                    acc)
