@@ -159,3 +159,30 @@ def test_net_transform_takes_the_columns_path():
     assert gb.stats()["counts"].get("mxm:dense", 0) == 1
     raw = np.asarray(fglt(A, net=False).to_dense()).reshape(-1, 16)
     assert np.array_equal(np.asarray(F.to_dense()).reshape(-1, 16), _net(raw))
+
+
+CUBE = gb.UnaryOp.register("test_fglt_cube_minus", lambda x: x * x * x - 3 * x,
+                           cuda_expr="x * x * x - 3 * x")
+
+
+@pytest.mark.parametrize("dt", ["int64", "int32", "int8", "uint8", "uint16"])
+@pytest.mark.parametrize("op", [None, "abs", "ainv", "one", "cube"])
+@pytest.mark.parametrize("par", [False, True])
+def test_count_reduce_table(dt, op, par, monkeypatch):
+    """The fused plus_pair reduce reads the operator's value at counts below
+    64 from a table: against the unfused product, apply and row reduce, with
+    counts below and above 64 (K80 next to a grid and a star), small types
+    whose counts wrap, plus and max monoids, serial and parallel."""
+    from graphblast_py.backend.cpu import backend as cpu_backend
+    if par:
+        monkeypatch.setattr(cpu_backend, "PARALLEL_WORK", 1)
+    G = nx.disjoint_union_all([nx.complete_graph(80), nx.grid_2d_graph(6, 7), nx.star_graph(70)])
+    A = to_gb(_csr(G), "cpu", dtype=dt)
+    apply = CUBE if op == "cube" else op
+    for mon in ("plus", "max"):
+        got = A.mxm_reduce(A, gb.semiring.plus_pair, apply=apply, monoid=mon)
+        P = A.mxm(A, gb.semiring.plus_pair)
+        if apply is not None:
+            P = P.apply(gb.unary[apply] if isinstance(apply, str) else apply)
+        want = P.reduce_rowwise(mon)
+        assert got.isequal(want), (dt, op, mon)
