@@ -33,9 +33,10 @@ def simple_pattern(A, what):
 def common_neighbours(P, sums=True):
     """``(C, t)`` for the 0/1 pattern P (symmetric, zero diagonal):
     C = P ∘ P², on every edge (i, j) the number of common neighbours of i and
-    j, as an int64 Matrix with P's structure (zeros stored), or without any
-    entry for a graph without triangles (all zero: the later operations on C
-    then cost nothing; a zero adds nothing to what FGLT computes from C); t,
+    j, as an int64 Matrix with P's structure (zeros stored), or, where the
+    backend knows at no cost that there is no triangle (the CPU), without
+    any entry (the later operations on C then cost nothing; a zero adds
+    nothing to what FGLT computes from C); t,
     a full int64
     Vector: t(i) = Σ over the triangles {i, j, k} of (C(j, k) − 1), which is
     ((P ∘ (P (C − P))) e)(i) / 2.  The CPU backend lists each triangle once,
@@ -51,8 +52,9 @@ def common_neighbours(P, sums=True):
 
 def _nonzero(P, c):
     """P's structure with the values c (int64; zeros stored), or a Matrix
-    without entries when c is all zero (a graph without triangles)."""
-    if not bool(P._be.xp.any(c)):
+    without entries when c is all zero (a graph without triangles) and the
+    backend knows it without waiting on a device (``known_all_zero``)."""
+    if P._be.known_all_zero(c):
         return Matrix("int64", P.nrows, P.ncols, device=P.device)
     return P._with_values(c, "int64")
 

@@ -229,9 +229,11 @@ def test_common_neighbours_without_sums(device, name, S, monkeypatch):
     i, j, v = (host(x) for x in C.to_coo())
     got = np.zeros(S.shape, dtype=np.int64)
     got[i, j] = v
-    # zeros stored on every edge; no entry at all without a triangle
+    # zeros stored on every edge; no entry at all without a triangle where
+    # the backend knows that without waiting (the CPU; the GPU keeps the zeros)
     assert np.array_equal(got, want)
-    assert C.nvals == (D.nnz if want.any() else 0)
+    empty = not want.any() and device == "cpu"
+    assert C.nvals == (0 if empty else D.nnz)
 
 
 @pytest.mark.parametrize("name,S", family_graphs()[:4], ids=lambda x: x if isinstance(x, str) else "")

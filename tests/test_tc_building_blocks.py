@@ -206,3 +206,16 @@ def test_count_ptr(device, n, nnz):
     got = be.count_ptr(be.asarray(ix), n)
     assert got.dtype == np.int64
     np.testing.assert_array_equal(host(got), want)
+
+
+def test_known_all_zero(device):
+    """The backend's free all-zero test: exact on the CPU; the GPU never
+    claims it (it would wait on the device to know)."""
+    from graphblast_py.device import backend_for
+    be = backend_for(device)
+    z, nz = be.zeros(5, np.int64), be.asarray(np.array([0, 0, 3]))
+    if device == "cpu":
+        assert be.known_all_zero(z) and not be.known_all_zero(nz)
+        assert be.known_all_zero(be.zeros(0, np.int64))
+    else:
+        assert not be.known_all_zero(z) and not be.known_all_zero(nz)
