@@ -461,6 +461,24 @@ def dot_serial(ai, aj, av, read_a, bi, bj, bv, read_b, mrows, mcols, addop, mult
                    term, has_term, is_any, outv, outp)
 
 
+@njit(inline="always")
+def _scatter_fold(idx, vals, addop, minmax, out, pres):
+    # (the one loop of scatter_reduce_checked; inlined with a constant
+    # ``addop`` and ``minmax``, each call compiles to its own loop with the
+    # operator folded in: min and max without an opcode dispatch per entry)
+    n = out.shape[0]
+    for k in range(idx.shape[0]):
+        i = idx[k]
+        if i < 0 or i >= n:
+            return k
+        if pres[i]:
+            out[i] = _sum(addop, out[i], vals[k]) if minmax else _add(addop, out[i], vals[k])
+        else:
+            out[i] = vals[k]
+            pres[i] = True
+    return -1
+
+
 @njit(cache=True)
 def scatter_reduce_checked(idx, vals, addop, out, pres):
     """``out[idx[k]] = add(out[idx[k]], vals[k])`` for k in order, the first
@@ -472,39 +490,11 @@ def scatter_reduce_checked(idx, vals, addop, out, pres):
     (the arrays are then partly written: the caller drops them), else -1.
     The min and max of the predefined integer and float types get their own
     loop (no opcode dispatch per entry)."""
-    n = out.shape[0]
     if addop == 2:                      # min
-        for k in range(idx.shape[0]):
-            i = idx[k]
-            if i < 0 or i >= n:
-                return k
-            if pres[i]:
-                out[i] = _sum(2, out[i], vals[k])
-            else:
-                out[i] = vals[k]
-                pres[i] = True
-        return -1
+        return _scatter_fold(idx, vals, 2, True, out, pres)
     if addop == 3:                      # max
-        for k in range(idx.shape[0]):
-            i = idx[k]
-            if i < 0 or i >= n:
-                return k
-            if pres[i]:
-                out[i] = _sum(3, out[i], vals[k])
-            else:
-                out[i] = vals[k]
-                pres[i] = True
-        return -1
-    for k in range(idx.shape[0]):
-        i = idx[k]
-        if i < 0 or i >= n:
-            return k
-        if pres[i]:
-            out[i] = _add(addop, out[i], vals[k])
-        else:
-            out[i] = vals[k]
-            pres[i] = True
-    return -1
+        return _scatter_fold(idx, vals, 3, True, out, pres)
+    return _scatter_fold(idx, vals, addop, False, out, pres)
 
 
 def compile_segment_reduce(f):
