@@ -6,6 +6,7 @@ pull, masked push, masked dot-product SpGEMM) and the reductions with
 ``ufunc.reduceat``.  User-defined operators are compiled with numba once per
 dtype and cached on the operator.
 """
+import importlib
 import threading
 
 import numpy as np
@@ -166,31 +167,25 @@ def _kernels():
     return _kernel_module
 
 
-_diagonals_module = None
+_modules = {}
 
 
-def _diagonals():
-    """cpu/diagonals.py, imported on first use and then kept."""
-    global _diagonals_module
-    if _diagonals_module is None:
-        from . import diagonals
-        _diagonals_module = diagonals
-    return _diagonals_module
-
-
-_rowops_module = None
+def _module(name):
+    """cpu/<name>.py, imported on first use (numba start-up only when
+    needed) and then kept: a function-level ``from .rowops import f`` costs
+    ~0.7 us a call, and an SSSP round makes several."""
+    mod = _modules.get(name)
+    if mod is None:
+        mod = _modules[name] = importlib.import_module("." + name, __package__)
+    return mod
 
 
 def _rowops():
-    """cpu/rowops.py, imported on first use (numba start-up only when
-    needed) and then kept: a function-level ``from .rowops import f``
-    costs ~0.7 us a call, and an SSSP round makes several."""
-    global _rowops_module
-    if _rowops_module is None:
-        from . import rowops
-        _rowops_module = rowops
-    return _rowops_module
+    return _module("rowops")
 
+
+def _diagonals():
+    return _module("diagonals")
 
 
 def _scatter_code(vals, op):
