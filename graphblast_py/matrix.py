@@ -400,13 +400,10 @@ class Matrix:
         k = int(k)
         n = check_size(v.size + abs(k), "Matrix.from_diag size")
         be = v._be
-        xp = be.xp
         idx, vals = v._sparse()
         idx = idx.astype(np.int64, copy=False)
         rows = idx - k if k < 0 else idx                 # ascending: the CSR order
-        cnt = xp.zeros(n + 1, dtype=np.int64)
-        cnt[rows + 1] = 1
-        indptr = xp.cumsum(cnt).astype(dtypes.index_dtype(n))
+        indptr = be.count_ptr(rows, n).astype(dtypes.index_dtype(n))
         C = cls(v.dtype, n, n, device=v.device)
         C._set_csr(indptr, (idx + k if k > 0 else idx).astype(dtypes.index_dtype(n)),
                    vals.copy())

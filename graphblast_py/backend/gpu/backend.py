@@ -686,16 +686,16 @@ class GPUBackend(ArrayBackend):
         return out
 
     def transpose_csr(self, indptr, indices, vals, nrows, ncols):
-        """CSR of the transpose, stable in row order (a stable sort by column)."""
+        """CSR of the transpose, stable in row order (a stable sort by column;
+        the row pointers by ``count_ptr``)."""
         nnz = indices.shape[0]
         with _OOM("the transpose", nnz):
             rows = self.rows_of(indptr, nnz)
             cols = indices.astype(np.int64)
             order = cupy.argsort(cols)
             t_indices = rows[order].astype(dtypes.index_dtype(nrows))
-            t_indptr = cupy.zeros(ncols + 1, dtype=indptr.dtype if nnz < _INT32_MAX else _I64)
-            if nnz:
-                t_indptr[1:] = cupy.cumsum(cupy.bincount(cols, minlength=ncols))
+            t_indptr = self.count_ptr(indices, ncols).astype(
+                indptr.dtype if nnz < _INT32_MAX else _I64, copy=False)
             return t_indptr, t_indices, (vals[order] if vals is not None else None)
 
     def select_csr(self, op, indptr, indices, vals, iso, ncols, thunk):

@@ -748,6 +748,30 @@ def push_source(semiring, ta, tx, tout, ip, ix, swap, mode, a_iso=None):
 # searches of the shorter row's indices in the longer one (GALLOP: the
 # length ratio from which it searches); early exit on the monoid's terminal
 _DOT_BODY = r"""
+// binary searches of each index of the short list (s..se of sj) in the long
+// one (l..le of lj); A_SHORT says which of A's and B's rows is the short one,
+// so that the product keeps its operand order
+template <bool A_SHORT, typename IXS, typename IXL>
+__device__ __forceinline__ void dot_gallop(
+    const IXS* __restrict__ sj, i64 s, i64 se, const IXL* __restrict__ lj, i64 l, i64 le,
+    const TA* __restrict__ av, int read_a, const TB* __restrict__ bv, int read_b,
+    i64 i, i64 j, TOUT& acc, bool& found)
+{
+    for (; s < se; ++s) {
+        i64 k = (i64)sj[s];
+        i64 lo = l, hi = le;
+        while (lo < hi) { i64 mid = (lo + hi) >> 1; if ((i64)lj[mid] < k) lo = mid + 1; else hi = mid; }
+        l = lo;
+        if (l >= le) break;
+        if ((i64)lj[l] == k) {
+            i64 p = A_SHORT ? s : l, q = A_SHORT ? l : s;
+            COMBINE(mult_op(read_a ? av[p] : (TA)0, read_b ? bv[q] : (TB)0, i, k, j));
+            if (STOP) break;
+            ++l;
+        }
+    }
+}
+
 __device__ __forceinline__ void dot_entry(
     const IPA* __restrict__ ai, const IXA* __restrict__ aj, const TA* __restrict__ av, int read_a,
     const IPB* __restrict__ bi, const IXB* __restrict__ bj, const TB* __restrict__ bv, int read_b,
@@ -757,31 +781,9 @@ __device__ __forceinline__ void dot_entry(
     i64 la = pe - p, lb = qe - q;
     if (la <= 0 || lb <= 0) return;
     if (la * GALLOP < lb) {
-        for (; p < pe; ++p) {
-            i64 k = (i64)aj[p];
-            i64 lo = q, hi = qe;
-            while (lo < hi) { i64 mid = (lo + hi) >> 1; if ((i64)bj[mid] < k) lo = mid + 1; else hi = mid; }
-            q = lo;
-            if (q >= qe) break;
-            if ((i64)bj[q] == k) {
-                COMBINE(mult_op(read_a ? av[p] : (TA)0, read_b ? bv[q] : (TB)0, i, k, j));
-                if (STOP) break;
-                ++q;
-            }
-        }
+        dot_gallop<true>(aj, p, pe, bj, q, qe, av, read_a, bv, read_b, i, j, acc, found);
     } else if (lb * GALLOP < la) {
-        for (; q < qe; ++q) {
-            i64 k = (i64)bj[q];
-            i64 lo = p, hi = pe;
-            while (lo < hi) { i64 mid = (lo + hi) >> 1; if ((i64)aj[mid] < k) lo = mid + 1; else hi = mid; }
-            p = lo;
-            if (p >= pe) break;
-            if ((i64)aj[p] == k) {
-                COMBINE(mult_op(read_a ? av[p] : (TA)0, read_b ? bv[q] : (TB)0, i, k, j));
-                if (STOP) break;
-                ++p;
-            }
-        }
+        dot_gallop<false>(bj, q, qe, aj, p, pe, av, read_a, bv, read_b, i, j, acc, found);
     } else {
         while (p < pe && q < qe) {
             i64 ka = (i64)aj[p], kb = (i64)bj[q];

@@ -190,8 +190,7 @@ def four_cliques(be, ip, ix):
     keep = rank[rows] < rank[cols]
     orow, oj = rows[keep], cols[keep]
     del rows, cols, keep, rank
-    op = cupy.zeros(n + 1, dtype=np.int64)
-    cupy.cumsum(cupy.bincount(orow, minlength=n), out=op[1:])
+    op = be.count_ptr(orow, n)
     cnt = cupy.zeros(n, dtype=np.uint64)
     fn = be._fn(("four_cliques",), lambda: FOUR_CLIQUES, "four_cliques")
     ne = int(oj.shape[0])
