@@ -19,8 +19,10 @@ only its neighbours of higher degree -- so the masked dot products cost about
 ``sum over entries (i, j) of L of |L_j|`` instead of the squared hub degrees
 of the vertex order.
 
-GraphBLAS mapping: deg = A 1 (plus_pair); key from deg by apply/ewise_mult;
-K = diag(key) (``Matrix.from_diag``); ``(K A) K`` over (any_first) then (any, minus) puts
+GraphBLAS mapping: deg = A 1 (plus_pair, accumulated into zeros: every
+vertex has a key); key from deg by apply/ewise_mult; K = diag(key)
+(``Matrix.from_diag``, every entry present, so ``mxm`` scales rows and
+columns by it without a product); ``(K A) K`` over (any_first) then (any, minus) puts
 key(i) - key(j) on A's entries and ``select("valuelt", 0)`` gives L;
 then one fused ``mxm_reduce(L, L^T, plus_pair, mask=L.S)`` (masked dot
 products, C never stored) and ``reduce``.
@@ -67,10 +69,12 @@ def degree_ordered(A):
     n = A.nrows
     ones = Vector(dtypes.INT64, n, device=A.device)
     ones.assign(1)
-    deg = A.mxv(ones, semiring.plus_pair)                         # vertices with an edge
+    deg = Vector(dtypes.INT64, n, device=A.device)
+    deg.assign(0)
+    A.mxv(ones, semiring.plus_pair, accum=binary.plus, out=deg)   # every vertex: 0 if isolated
     key = deg.apply(binary.times, right=n).ewise_mult(deg.apply(indexunary.rowindex),
                                                       binary.plus)
-    K = Matrix.from_diag(key)                                     # diag(key)
+    K = Matrix.from_diag(key)                                     # diag(key), every entry
     ki = K.mxm(A, semiring.any_first)                             # key(i) at (i, j)
     diff = ki.mxm(K, _ANY_MINUS)                                  # key(i) - key(j) at (i, j)
     return diff.select("valuelt", 0)

@@ -240,6 +240,13 @@ class Matrix:
         M._assign_result(CSRResult(ip, ix, self._be.cast(vals, dt), None))
         return M
 
+    def _is_full_diagonal(self):
+        """True when this matrix is known, without reading its arrays, to
+        hold exactly its main diagonal, every entry present (made by
+        ``from_diag`` of a vector with every entry, unchanged since)."""
+        d = self._derived
+        return d is not None and d.get("full_diagonal", False)
+
     def _cached(self, key, build):
         """A value derived from the current contents (symmetry, the sparse
         operator of the Krylov methods, component labels, a cast copy),
@@ -403,10 +410,16 @@ class Matrix:
         idx, vals = v._sparse()
         idx = idx.astype(np.int64, copy=False)
         rows = idx - k if k < 0 else idx                 # ascending: the CSR order
-        indptr = be.count_ptr(rows, n).astype(dtypes.index_dtype(n))
+        it = dtypes.index_dtype(n)
+        full = k == 0 and idx.shape[0] == n              # every diagonal entry present
+        # (a full diagonal's rows are 0, 1, ..., n: no count)
+        indptr = be.xp.arange(n + 1, dtype=it) if full else be.count_ptr(rows, n).astype(it)
         C = cls(v.dtype, n, n, device=v.device)
-        C._set_csr(indptr, (idx + k if k > 0 else idx).astype(dtypes.index_dtype(n)),
-                   vals.copy())
+        C._set_csr(indptr, (idx + k if k > 0 else idx).astype(it), vals.copy())
+        if full:
+            # known until C changes (every change clears what _cached keeps):
+            # mxm then scales the other operand's rows or columns by it
+            C._cached("full_diagonal", lambda: True)
         return C
 
     @classmethod

@@ -269,18 +269,41 @@ class SpgemmMixin:
                     lambda: self.rows_of(ai64, na)[kept], cols, cols, out_dtype, shape)
         return None
 
+    def spgemm_diag(self, A, B, semiring, out_dtype, shape, left):
+        """``A (+).(x) B`` (CSR parts; vals None where the multiply does not
+        read them) where ``left``: A is a full diagonal (A(i, i) stored at
+        position i), the product B's rows scaled, ``C(i, j) = A(i, i) (x)
+        B(i, j)``; else B is one, A's columns scaled, ``C(i, j) = A(i, j)
+        (x) B(j, j)``.  C has the other operand's structure (its arrays
+        shared: no stored array is ever written in place); one gather and
+        the multiply per entry, nothing read back."""
+        ai, aj, av = A
+        bi, bj, bv = B
+        if left:
+            rows = self.rows_of(bi, bj.shape[0])
+            x = av[rows] if av is not None else None
+            return self._one_term_result(bi, bj, semiring, x, bv, lambda: rows, rows, bj,
+                                         out_dtype, shape, owned=(True, False))
+        y = bv[aj] if bv is not None else None
+        return self._one_term_result(ai, aj, semiring, av, y,
+                                     lambda: self.rows_of(ai, aj.shape[0]), aj, aj,
+                                     out_dtype, shape, owned=(False, True))
+
     def _one_term_result(self, indptr, cols, semiring, x, y, rows, inner, ocols, out_dtype,
-                         shape):
+                         shape, owned=(False, False)):
+        """``owned``: whether x, y are arrays made for this product (a
+        product that is one of them unchanged takes it without a copy);
+        the structure's arrays are shared where their types fit."""
         xp = self.xp
         nnz = cols.shape[0]
         v = self.mult(semiring.mult, x, y, rows, inner, ocols, out_dtype)
         if getattr(v, "ndim", 0) == 0:                  # pair and the like: one value
             v = xp.full(nnz, v, dtype=out_dtype)
-        elif v is x or v is y:                          # first/second: an operand's own array
-            v = v.copy()
-        return CSRResult(indptr.astype(dtypes.index_dtype(max(shape[1], nnz))),
-                         cols.astype(dtypes.index_dtype(shape[1])), self.cast(v, out_dtype),
-                         np.dtype(out_dtype).type(1))
+        elif (v is x and not owned[0]) or (v is y and not owned[1]):
+            v = v.copy()                                # first/second: an operand's own array
+        return CSRResult(indptr.astype(dtypes.index_dtype(max(shape[1], nnz)), copy=False),
+                         cols.astype(dtypes.index_dtype(shape[1]), copy=False),
+                         self.cast(v, out_dtype), np.dtype(out_dtype).type(1))
 
     # ------------------------------------------------------------ fused reduce
     def spgemm_reduce(self, A, B, semiring, mask, out_dtype, shape, op, op_dtype, monoid,

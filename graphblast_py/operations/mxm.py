@@ -7,6 +7,9 @@ Methods (``method="auto"`` picks one; the choice is recorded in ``gb.stats``):
 * ``"dot"`` -- a non-complemented mask: compute only the masked entries,
   each as a merge of row i of A with column j of B (masked dot product), when
   that is cheaper than expanding all products;
+* a full diagonal operand (``Matrix.from_diag`` of a vector with every
+  entry, known without reading it): ``D A`` scales A's rows, ``A D`` its
+  columns, on A's structure (recorded as ``mxm: diag``);
 * ``"saxpy"`` -- expand every product A(i,k) B(k,j) (Gustavson/ESC), drop the
   ones the mask forbids before sorting, reduce; in blocks of A's entries whose
   products fit a memory budget (``backend/generic_spgemm.py``).  Without a
@@ -67,6 +70,16 @@ def mxm(A, B, semiring, *, mask=None, accum=None, replace=False, out=None, metho
     check_user_op(semiring, be, "mxm")
     out_dtype = semiring.out_dtype(A.dtype, B.dtype)
     mult = semiring.mult
+    if method in ("auto", "saxpy") and (A._is_full_diagonal() or B._is_full_diagonal()):
+        # a full diagonal operand (Matrix.from_diag): every entry of the
+        # product has one term, D(i, i) (x) B(i, j) or A(i, j) (x) D(j, j), on
+        # the other operand's structure -- a row or column scaling, one pass
+        # over its entries, no product count, sort or check
+        left = A._is_full_diagonal()
+        T = be.spgemm_diag(A._csr(mult.reads_x), B._csr(mult.reads_y), semiring, out_dtype,
+                           shape, left)
+        stats.record("mxm", "diag")
+        return finish(out, T, out_dtype, shape, be, mask, accum, replace, False)
     if method == "auto":
         method = _choose(A, B, mask, be.saxpy_flop_cost(semiring, out_dtype) or SAXPY_FLOP_COST)
         if method == "saxpy" and mask is None and A.form == "dense" and B.form == "sparse" \

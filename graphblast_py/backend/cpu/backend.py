@@ -958,6 +958,14 @@ class CPUBackend(ArrayBackend):
                                  out_dtype.type(1))
         return super().spgemm_one_term(A, B, semiring, out_dtype, shape)
 
+    def spgemm_diag(self, A, B, semiring, out_dtype, shape, left):
+        """A full diagonal operand: the row-parallel ``diag_product`` of
+        :meth:`spgemm_one_term` (its own test of the diagonal is one pass
+        on the host), else the generic gathers."""
+        T = self.spgemm_one_term(A, B, semiring, out_dtype, shape)
+        return T if T is not None else super().spgemm_diag(A, B, semiring, out_dtype, shape,
+                                                            left)
+
     def dot_costs(self, ip, ix, bp, cp, mp, mj, ratio):
         """mxm's cost-model terms in one row-parallel pass (cpu/rowops.py)."""
         from .rowops import dot_costs
