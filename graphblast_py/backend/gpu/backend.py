@@ -702,7 +702,8 @@ class GPUBackend(ArrayBackend):
         """``select`` on a CSR matrix without the entries' keys: the
         predicate per stored entry (row ids expanded only for a positional
         one), one scan of the kept flags -- its value at each old row start
-        is the new row pointer -- and one compaction (the generic path built
+        is the new row pointer, its last the size, read once -- and one
+        compaction kernel (``compact_kept``; the generic path built
         int64 keys, split them back and rebuilt the rows by a bincount:
         triangle counting's degree order selects half of A).  A user
         operator, or a value test on an iso matrix: the generic path."""
@@ -720,11 +721,20 @@ class GPUBackend(ArrayBackend):
             cum = cupy.zeros(nnz + 1, dtype=_I64)
             if nnz:
                 cupy.cumsum(keep, dtype=_I64, out=cum[1:])
-            sel = cupy.flatnonzero(keep)
-            ix = indices[sel]
-            v = vals[sel] if vals is not None else None
+            kept = int(cum[-1])                 # the one read: the result's size
+            ix = cupy.empty(kept, dtype=indices.dtype)
+            v = cupy.empty(kept, dtype=vals.dtype) if vals is not None else None
+            if kept:
+                src_ix = _c(indices)
+                tv = vals.dtype if vals is not None else _BOOL
+                fn = self._fn(("compact_kept", src_ix.dtype, tv),
+                              lambda: K.compact_kept_source(src_ix.dtype, tv), "compact_kept")
+                fn(_grid_capped(nnz), (K.BLOCK,),
+                   (_c(keep), cum, np.int64(nnz), src_ix,
+                    _c(vals) if vals is not None else self._dummy(tv), np.int32(vals is not None),
+                    ix, v if v is not None else self._dummy(tv)))
             ip = cum[indptr.astype(_I64)]
-        return CSRResult(ip.astype(dtypes.index_dtype(max(ncols, sel.shape[0]))), ix, v,
+        return CSRResult(ip.astype(dtypes.index_dtype(max(ncols, kept))), ix, v,
                          iso if v is None else None)
 
     # ------------------------------------------------------------ mxv: pull

@@ -1225,6 +1225,30 @@ extern "C" __global__ void count_values(const IX* __restrict__ ix, i64 nnz,
 """
 
 
+# the kept entries of a CSR matrix moved to their places: cum[p] (the
+# inclusive scan of keep, shifted: cum[0] = 0) is entry p's new position
+_COMPACT_KEPT = r"""
+extern "C" __global__ void compact_kept(const bool* __restrict__ keep,
+                                        const i64* __restrict__ cum, i64 nnz,
+                                        const IX* __restrict__ ix, const TV* __restrict__ v,
+                                        int has_v, IX* __restrict__ out_ix,
+                                        TV* __restrict__ out_v)
+{
+    i64 stride = (i64)gridDim.x * blockDim.x;
+    for (i64 p = (i64)blockIdx.x * blockDim.x + threadIdx.x; p < nnz; p += stride) {
+        if (!keep[p]) continue;
+        i64 q = cum[p];
+        out_ix[q] = ix[p];
+        if (has_v) out_v[q] = v[p];
+    }
+}
+"""
+
+
+def compact_kept_source(ix, tv):
+    return _COMMON + _typedefs(IX=ix, TV=tv) + _COMPACT_KEPT
+
+
 def count_values_source(ix):
     return _COMMON + _typedefs(IX=ix) + _COUNT_VALUES
 
