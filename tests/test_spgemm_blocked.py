@@ -207,6 +207,39 @@ def test_mxm_reduce_vs_unfused(device, blocks, name, S):
             assert got.isequal(want, check_dtype=True), (name, op, mask, mon, budget)
 
 
+@pytest.mark.parametrize("dt", ["int64", "float64", "int32"])
+def test_mxm_reduce_mask_rows_at_the_ends(device, dt):
+    """The fused dot kernel over a structural mask read as CSR (the GPU's
+    ``dot_masked_rows_csr`` finds each entry's row by a binary search):
+    masks whose first, last and middle rows are empty, a mask row where A's
+    row is empty, a one-row mask and a mask with one entry, against SciPy."""
+    rng = np.random.default_rng(11)
+    n = 12
+    S = sp.random(n, n, 0.4, format="csr", random_state=12)
+    S.data = rng.integers(1, 5, S.nnz).astype(dt)
+    S = S.tolil()
+    S[4, :] = 0                                            # A's row 4 empty
+    S = S.tocsr()
+    S.eliminate_zeros()
+    A = lib(S, device)
+    full = (S @ S.T).toarray()
+    cs = ((S != 0).astype(int) @ (S != 0).astype(int).T).toarray()   # terms per entry
+    for rows in ([1, 2, 4, 5, 9], [0], [n - 1], list(range(n)), [3]):
+        Mk = sp.lil_matrix((n, n))
+        for r in rows:
+            Mk[r, rng.permutation(n)[: (1 if rows == [3] else 5)]] = 1
+        Mk = Mk.tocsr()
+        M = lib(Mk, device, dtype="bool")
+        for method in ("dot", "auto"):
+            w = A.mxm_reduce(A.T, gb.semiring.plus_times, mask=M.S, method=method)
+            want = np.where(Mk.toarray() != 0, full, 0)
+            rowsum = want.sum(axis=1)
+            has = ((Mk.toarray() != 0) & (cs > 0)).any(axis=1)      # a product in the mask
+            got = ref.from_lib(w)
+            np.testing.assert_array_equal(got.present, has, err_msg=str(rows))
+            np.testing.assert_array_equal(got.vals[has], rowsum[has], err_msg=str(rows))
+
+
 def test_mxm_reduce_accum_out(device):
     S, R = small_cases()
     A, B = lib(S, device), lib(R, device)

@@ -1206,36 +1206,48 @@ class GPUBackend(ArrayBackend):
         with _OOM("the 4-clique count"):
             return four_cliques(self, indptr, indices)
 
+    # mxm_reduce hands a structural mask stored sparse over as its CSR (no keys)
+    dot_mask_csr = True
+
     def spgemm_reduce_dot(self, A, BT, semiring, mask_keys, out_dtype, shape, inner, op,
-                          op_dtype, monoid, red_dtype):
+                          op_dtype, monoid, red_dtype, mask_csr=None):
         """The fused masked product -> row reduction.  When the reduction is
         the semiring's own built-in monoid in the product's type, without an
         ``apply``, on a type with atomics (triangle counting's plus_pair):
         one kernel whose threads add their dot product into its row by one
         atomic (``dot_masked_rows``), nothing stored per mask entry; other
-        cases: the dot products, then the row reduction."""
+        cases: the dot products, then the row reduction.  The mask: its
+        sorted keys, or (``mask_keys`` None) its CSR ``mask_csr``, which the
+        fused kernel reads as it is (``dot_masked_rows_csr``)."""
         out_dtype = np.dtype(out_dtype)
         sm = semiring.monoid
         if (op is not None or monoid.is_user or sm.is_user or sm.is_any
                 or monoid.name != sm.name or np.dtype(red_dtype) != out_dtype
                 or not K.atomic_ok(out_dtype) or not self._kernel_ok(semiring)):
+            if mask_keys is None:
+                mask_keys = self.csr_to_keys(mask_csr[0], mask_csr[1], shape[1])
             return super().spgemm_reduce_dot(A, BT, semiring, mask_keys, out_dtype, shape,
                                              inner, op, op_dtype, monoid, red_dtype)
-        nm, nrows = mask_keys.shape[0], shape[0]
+        nm = mask_keys.shape[0] if mask_keys is not None else mask_csr[1].shape[0]
+        nrows = shape[0]
         if nm == 0:
             return cupy.zeros(0, dtype=np.int64), cupy.zeros(0, dtype=out_dtype)
         with _OOM("the fused masked product's rows", nrows):
             outv = cupy.full(nrows, _atomic_fill(sm, out_dtype), dtype=out_dtype)
             outp = cupy.zeros(nrows, dtype=bool)
-        self._dot_launch(A, BT, semiring, mask_keys, shape, outv, outp, rows=True)
+        self._dot_launch(A, BT, semiring, mask_keys, shape, outv, outp, rows=True,
+                         mask_csr=mask_csr)
         rows = cupy.flatnonzero(outp)
         return rows, outv[rows]
 
-    def _dot_launch(self, A, BT, semiring, mask_keys, shape, outv, outp, rows):
+    def _dot_launch(self, A, BT, semiring, mask_keys, shape, outv, outp, rows,
+                    mask_csr=None):
         """The masked dot-product kernel over the mask entries ``mask_keys``:
         one value per entry into ``outv``/``outp`` (``dot_masked``), or, with
-        ``rows``, each added into its row (``dot_masked_rows``).  Returns the
-        int64 keys it ran over."""
+        ``rows``, each added into its row (``dot_masked_rows``; with
+        ``mask_keys`` None, over the mask's CSR ``mask_csr``:
+        ``dot_masked_rows_csr``).  Returns the int64 keys it ran over (None
+        for a CSR mask)."""
         out_dtype = outv.dtype
         ai, aj, av = A
         bi, bj, bv = BT
@@ -1245,9 +1257,21 @@ class GPUBackend(ArrayBackend):
         ta = av.dtype if read_a else _BOOL
         tb = bv.dtype if read_b else _BOOL
         ai, aj, bi, bj = _c(ai), _c(aj), _c(bi), _c(bj)
+        dtypes_ = (ta, tb, out_dtype, ai.dtype, aj.dtype, bi.dtype, bj.dtype)
+        if mask_keys is None:
+            mp, mj = _c(mask_csr[0]), _c(mask_csr[1])
+            nm = mj.shape[0]
+            mt = (mp.dtype, mj.dtype)
+            fn = self._fn(("dot_rows_csr", semiring.monoid, m) + dtypes_ + mt,
+                          lambda: K.dot_rows_csr_source(semiring, *dtypes_, *mt),
+                          "dot_masked_rows_csr")
+            fn(_grid(nm), (K.BLOCK,),
+               (ai, aj, _c(av) if read_a else self._dummy(ta), np.int32(read_a),
+                bi, bj, _c(bv) if read_b else self._dummy(tb), np.int32(read_b),
+                mp, mj, np.int64(nm), np.int64(shape[0]), outv, outp))
+            return None
         mk = _c(mask_keys.astype(np.int64, copy=False))
         nm = mk.shape[0]
-        dtypes_ = (ta, tb, out_dtype, ai.dtype, aj.dtype, bi.dtype, bj.dtype)
         if rows:
             fn = self._fn(("dot_rows", semiring.monoid, m) + dtypes_,
                           lambda: K.dot_rows_source(semiring, *dtypes_), "dot_masked_rows")

@@ -828,6 +828,33 @@ _DOT_ROWS = _DOT.replace("void dot_masked(", "void dot_masked_rows(").replace(
     "    if (found) { atomic_combine(outv + i, acc); outp[i] = true; }\n}")
 
 
+# the same row-fused kernel over a mask given as CSR (mp, mj) -- a
+# structural mask stored sparse, triangle counting's L.S: thread t takes mask
+# entry t, its row the last i with mp[i] <= t (a binary search, the same path
+# for the threads of a warp of one row), so no key per entry is built
+_DOT_ROWS_CSR = _DOT_BODY + r"""
+extern "C" __global__ void dot_masked_rows_csr(
+    const IPA* __restrict__ ai, const IXA* __restrict__ aj, const TA* __restrict__ av, int read_a,
+    const IPB* __restrict__ bi, const IXB* __restrict__ bj, const TB* __restrict__ bv, int read_b,
+    const IPM* __restrict__ mp, const IXM* __restrict__ mj, i64 nm, i64 nrows,
+    TOUT* __restrict__ outv, bool* __restrict__ outp)
+{
+    i64 t = (i64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= nm) return;
+    i64 lo = 0, hi = nrows - 1;
+    while (lo < hi) {
+        i64 mid = (lo + hi + 1) >> 1;
+        if ((i64)mp[mid] <= t) lo = mid; else hi = mid - 1;
+    }
+    i64 i = lo, j = (i64)mj[t];
+    bool found = false;
+    TOUT acc = (TOUT)0;
+    dot_entry(ai, aj, av, read_a, bi, bj, bv, read_b, i, j, acc, found);
+    if (found) { atomic_combine(outv + i, acc); outp[i] = true; }
+}
+"""
+
+
 def _dot_defines(semiring, ta, tb, tout, ipa, ixa, ipb, ixb, gallop):
     return (_COMMON + _typedefs(TA=ta, TB=tb, TOUT=tout, IPA=ipa, IXA=ixa, IPB=ipb, IXB=ixb,
                                 TL=ta, TR=tb)
@@ -844,6 +871,13 @@ DOT_GALLOP = 32
 def dot_rows_source(semiring, ta, tb, tout, ipa, ixa, ipb, ixb, gallop=DOT_GALLOP):
     return (_dot_defines(semiring, ta, tb, tout, ipa, ixa, ipb, ixb, gallop)
             + _atomic_fn(semiring.monoid.op, tout) + _DOT_ROWS)
+
+
+def dot_rows_csr_source(semiring, ta, tb, tout, ipa, ixa, ipb, ixb, ipm, ixm,
+                        gallop=DOT_GALLOP):
+    return (_dot_defines(semiring, ta, tb, tout, ipa, ixa, ipb, ixb, gallop)
+            + _typedefs(IPM=ipm, IXM=ixm)
+            + _atomic_fn(semiring.monoid.op, tout) + _DOT_ROWS_CSR)
 
 
 def dot_source(semiring, ta, tb, tout, ipa, ixa, ipb, ixb, gallop=DOT_GALLOP):
