@@ -144,13 +144,14 @@ class ArrayBackend(SparseMixin, EwiseMixin, ReduceMixin, MatVecMixin, SpgemmMixi
         None here (the caller converts A to CSR and takes saxpy)."""
         return None
 
-    def pull_accum(self, R, xvals, semiring, accum, swap, old, own, cache=None):
+    def pull_accum(self, R, xvals, semiring, accum, swap, old, own, cache=None, a_iso=None):
         """``accum(old, A (+).(x) x)`` for a full output ``old`` and a full
         input ``xvals`` as one kernel writing the output directly, where the
         backend has one (CPU: min/max semirings whose multiply returns x's
         value, on integers); None here (the ordinary product and the output
         rule).  ``cache``: a dict that lives as long as R's matrix (or
-        None), as for :meth:`pull`."""
+        None), as for :meth:`pull`; ``a_iso``: the value of every entry of
+        an iso R (which then comes without values), as for :meth:`pull`."""
         return None
 
     def masked_merge(self, m, z, zp, c, cp):

@@ -167,7 +167,7 @@ def _matvec(what, A, u, semiring, mask, accum, replace, out, direction, pull_inp
         if (accum is not None and kmask is None and out is not None and not replace
                 and not reads_a and pull_input is None):
             if _pull_into(be, R, u, semiring, accum, out, out_dtype, swap,
-                          A._cached(("pull", swap), dict)):
+                          A._cached(("pull", swap), dict), a_iso):
                 return out
         src = pull_input if pull_input is not None else u
         T = be.pull(R, src._dense(lend=True), semiring, allowed, swap, out_dtype,
@@ -268,7 +268,7 @@ def _plain_push(what, A, u, semiring, swap):
 _PUSH_KEYS = {False: ("mxv", "push"), True: ("vxm", "push")}
 
 
-def _pull_into(be, R, u, semiring, accum, out, out_dtype, swap, cache):
+def _pull_into(be, R, u, semiring, accum, out, out_dtype, swap, cache, a_iso=None):
     """``out = accum(out, A (+).(x) u)`` without a mask, ``u`` and ``out``
     full: the backend's kernel writes the output directly (``pull_accum``:
     no product vector, no presence array, no second pass of the output
@@ -276,7 +276,8 @@ def _pull_into(be, R, u, semiring, accum, out, out_dtype, swap, cache):
     out=mngf)``), into ``out``'s own array when it owns it and ``u`` is not
     ``out``.  False where the backend has no such kernel for these
     operators and types (the ordinary path then runs).  ``cache``: the
-    matrix's dict for what the backend derives from R (as for ``pull``)."""
+    matrix's dict for what the backend derives from R (as for ``pull``);
+    ``a_iso``: the value of every entry of an iso R (R then has no values)."""
     full = out._full_values()
     if full is None or out.dtype != out_dtype:
         return False
@@ -284,7 +285,8 @@ def _pull_into(be, R, u, semiring, accum, out, out_dtype, swap, cache):
     if xpres is not None:
         return False
     vals, own = full
-    new = be.pull_accum(R, xv, semiring, accum, swap, vals, own and vals is not xv, cache=cache)
+    new = be.pull_accum(R, xv, semiring, accum, swap, vals, own and vals is not xv, cache=cache,
+                        a_iso=a_iso)
     if new is None:
         return False
     out._set_full(new, True)

@@ -850,7 +850,7 @@ class CPUBackend(ArrayBackend):
             dst = None          # (only the very operand array is safe to write over)
         return minmax_into(op.name, x, y, p, dst)
 
-    def pull_accum(self, R, xvals, semiring, accum, swap, old, own, cache=None):
+    def pull_accum(self, R, xvals, semiring, accum, swap, old, own, cache=None, a_iso=None):
         """``accum(old, T)`` where T is the pull product of ``R`` (the
         output's rows: A's CSR for mxv, its CSC for vxm) and the full
         vector values ``xvals``, for a full output ``old``: one numba pass

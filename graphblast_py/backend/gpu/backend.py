@@ -909,6 +909,23 @@ class GPUBackend(ArrayBackend):
             lanes *= 2
         return lanes
 
+    def _short_rows(self, indptr, cache=None):
+        """True when the short-row kernel (spmv_sum) takes a matrix with
+        these rows: SUM_PULL on and no row longer than SUM_PULL_MAX_ROW (the
+        longest row found once per matrix and kept in ``cache``)."""
+        if not self.SUM_PULL:
+            return False
+        if self.SUM_PULL_MAX_ROW is not None:
+            key = ("max_row_length", indptr.data.ptr, indptr.shape[0])
+            longest = cache.get(key) if cache is not None else None
+            if longest is None:
+                longest = self.max_row_length(indptr)
+                if cache is not None:
+                    cache[key] = longest
+            if longest > self.SUM_PULL_MAX_ROW:
+                return False
+        return True
+
     def _sum_pull(self, R, x, semiring, rows, swap, out_dtype, structure_only, a_iso,
                   cache=None):
         """PageRank's product (the case of :meth:`_plus_pull_case`) by
@@ -924,15 +941,8 @@ class GPUBackend(ArrayBackend):
         if case is None:
             return None
         indptr, indices, rvals = R
-        if self.SUM_PULL_MAX_ROW is not None:
-            key = ("max_row_length", indptr.data.ptr, indptr.shape[0])
-            longest = cache.get(key) if cache is not None else None
-            if longest is None:
-                longest = self.max_row_length(indptr)
-                if cache is not None:
-                    cache[key] = longest
-            if longest > self.SUM_PULL_MAX_ROW:
-                return None
+        if not self._short_rows(indptr, cache):
+            return None
         tag, value = case
         out_dtype = np.dtype(out_dtype)
         xvals = _c(x[0])
@@ -972,13 +982,28 @@ class GPUBackend(ArrayBackend):
                                     a_iso)
         if case is None:
             return None
+        plan = self._cusparse_plan(R, case, out_dtype, x[0].shape[0], cache)
+        if plan is None:
+            return None
+        _, run, has = plan
+        nrows = R[0].shape[0] - 1
+        with _OOM("the pull SpMV output", nrows):
+            outv = cupy.empty(nrows, dtype=out_dtype)
+            run(_c(x[0]), outv)
+        self.last_kernel = ("pull", self._reads(semiring, swap)[0], False, False)
+        return outv, has.copy()
+
+    def _cusparse_plan(self, R, case, out_dtype, ncols, cache):
+        """(cupyx matrix, run, rows with an entry) for cuSPARSE's SpMV of R
+        with the values of ``case`` (see :meth:`_plus_pull_case`), kept in
+        ``cache``; None where cuSPARSE cannot take R (64-bit indices, no
+        entry)."""
         tag, value = case
         indptr, indices, rvals = R
         if indptr.dtype != np.int32 or indices.dtype != np.int32:
             return None
         out_dtype = np.dtype(out_dtype)
-        xvals = x[0]
-        nrows, ncols = indptr.shape[0] - 1, xvals.shape[0]
+        nrows = indptr.shape[0] - 1
         key = ("cusparse", indptr.data.ptr, indices.data.ptr, nrows, ncols, indices.shape[0],
                out_dtype, tag, value.data.ptr if tag == "vals" else float(value))
         plan = None if cache is None else cache.get(key)
@@ -995,12 +1020,30 @@ class GPUBackend(ArrayBackend):
             plan = (A, run, has)
             if cache is not None:
                 cache[key] = plan
-        _, run, has = plan
-        with _OOM("the pull SpMV output", nrows):
-            outv = cupy.empty(nrows, dtype=out_dtype)
-            run(_c(xvals), outv)
+        return plan
+
+    def pull_accum(self, R, xvals, semiring, accum, swap, old, own, cache=None, a_iso=None):
+        """``old + T`` for PageRank's product T (the case of
+        :meth:`_plus_pull_case`, accumulated with ``plus``) by one cuSPARSE
+        SpMV with beta = 1 writing the output (``old`` itself when ``own``,
+        else a copy): no product vector, no second pass.  None where the
+        short-row kernel (``_sum_pull``) takes the product or cuSPARSE
+        cannot (the ordinary path then runs)."""
+        if (accum.is_user or accum.name != "plus" or not self.CUSPARSE_PULL
+                or old.dtype != xvals.dtype):
+            return None
+        case = self._plus_pull_case(R, (xvals, None), semiring, None, swap, old.dtype, True,
+                                    a_iso)
+        if case is None or self._short_rows(R[0], cache):
+            return None
+        plan = self._cusparse_plan(R, case, old.dtype, xvals.shape[0], cache)
+        if plan is None:
+            return None
+        with _OOM("the pull SpMV output", old.shape[0]):
+            y = old if own else old.copy()
+            plan[1](_c(xvals), y, accumulate=True)
         self.last_kernel = ("pull", self._reads(semiring, swap)[0], False, False)
-        return outv, has.copy()
+        return y
 
     # ------------------------------------------------------------ mxv: push
     @staticmethod

@@ -153,10 +153,12 @@ class _SpMV:
                                          zero.ctypes.data, dy.desc, ctype, alg)
         buf = cp.empty(max(int(size), 1), dtype=cp.int8)
 
-        def run(x, out=None):
-            """A x into ``out`` (a fresh array of A's rows) or the plan's y."""
+        def run(x, out=None, accumulate=False):
+            """A x into ``out`` (an array of A's rows) or the plan's y;
+            ``accumulate``: ``out`` += A x (beta = 1)."""
             dx = cusparse.DnVecDescriptor.create(x)
             do = dy if out is None else cusparse.DnVecDescriptor.create(out)
-            _cusparse.spMV(handle, op, one.ctypes.data, mat.desc, dx.desc, zero.ctypes.data,
-                           do.desc, ctype, alg, buf.data.ptr)
+            _cusparse.spMV(handle, op, one.ctypes.data, mat.desc, dx.desc,
+                           (one if accumulate else zero).ctypes.data, do.desc, ctype, alg,
+                           buf.data.ptr)
         return run, y
