@@ -1,12 +1,13 @@
 """Host cost of the CuPy building blocks a small GPU operation is made of:
-allocations, fills, raw-kernel launches by argument count and kind, and a
-launch through cuda-python with the arguments packed once.  Prints
+allocations, fills, views, and raw-kernel launches by argument count and
+kind.  Prints
 microseconds per call (median of repeats, the device synchronised once per
-batch), next to a NumPy call as the host's own speed.
+batch), next to a NumPy call as the host's own speed: what one more
+allocation, launch or kernel argument costs a small operation
+(docs/performance.md, "Twelfth session").
 
     python3 benchmarks/launch_cost.py
 """
-import ctypes
 import statistics
 import time
 
@@ -60,20 +61,6 @@ def main():
                                          a, np.int32(1), np.int64(10), b, np.int32(1),
                                          np.int32(0), c, b, np.int32(0))),
             }
-    try:
-        from cuda.bindings import driver as drv
-        fptr = drv.CUfunction(k4.ptr) if hasattr(k4, "ptr") else None
-    except Exception:       # pragma: no cover - cuda-python missing
-        fptr = None
-    if fptr is not None:
-        vals = [ctypes.c_uint64(a.data.ptr), ctypes.c_uint64(b.data.ptr), ctypes.c_int64(10),
-                ctypes.c_uint64(b.data.ptr)]
-        params = (ctypes.c_void_p * 4)(*[ctypes.addressof(v) for v in vals])
-        stream = drv.CUstream(cupy.cuda.get_current_stream().ptr)
-
-        def launch():
-            drv.cuLaunchKernel(fptr, 1, 1, 1, 32, 1, 1, 0, stream, ctypes.addressof(params), 0)
-        rows["cuda.bindings cuLaunchKernel, 4 args packed once"] = launch
     for name, fn in rows.items():
         print(f"  {name:<52s} {per_call(fn):7.2f} us/call")
 
