@@ -830,8 +830,10 @@ _DOT_ROWS = _DOT.replace("void dot_masked(", "void dot_masked_rows(").replace(
 
 # the same row-fused kernel over a mask given as CSR (mp, mj) -- a
 # structural mask stored sparse, triangle counting's L.S: thread t takes mask
-# entry t, its row the last i with mp[i] <= t (a binary search, the same path
-# for the threads of a warp of one row), so no key per entry is built
+# entry t, its row the last i with mp[i] <= t, so no key per entry is built.
+# The warp finds the row of its first entry by one binary search (the same
+# path in every lane: each load is one broadcast), and each lane walks on
+# over the row ends between that entry and its own (a warp spans few rows)
 _DOT_ROWS_CSR = _DOT_BODY + r"""
 extern "C" __global__ void dot_masked_rows_csr(
     const IPA* __restrict__ ai, const IXA* __restrict__ aj, const TA* __restrict__ av, int read_a,
@@ -840,13 +842,17 @@ extern "C" __global__ void dot_masked_rows_csr(
     TOUT* __restrict__ outv, bool* __restrict__ outp)
 {
     i64 t = (i64)blockIdx.x * blockDim.x + threadIdx.x;
-    if (t >= nm) return;
+    i64 t0 = t - (threadIdx.x & 31);               // the warp's first entry
+    if (t0 >= nm) return;
     i64 lo = 0, hi = nrows - 1;
     while (lo < hi) {
         i64 mid = (lo + hi + 1) >> 1;
-        if ((i64)mp[mid] <= t) lo = mid; else hi = mid - 1;
+        if ((i64)mp[mid] <= t0) lo = mid; else hi = mid - 1;
     }
-    i64 i = lo, j = (i64)mj[t];
+    if (t >= nm) return;
+    i64 i = lo;
+    while ((i64)mp[i + 1] <= t) ++i;
+    i64 j = (i64)mj[t];
     bool found = false;
     TOUT acc = (TOUT)0;
     dot_entry(ai, aj, av, read_a, bi, bj, bv, read_b, i, j, acc, found);
