@@ -834,12 +834,12 @@ class GPUBackend(ArrayBackend):
                       "pull_warp" if warp else "pull_thread")
         xp_arg = self._pack_bits(xpres) if bits else \
             (_c(xpres) if xpres is not None else self._dummy(_BOOL))
+        flags = (read_a | read_x << 1 | (xpres is not None) << 2 | all_rows << 3
+                 | has_alw << 4 | (bool(rows_complement) and has_alw) << 5 | keep << 6)
         fn(_grid_capped(nlist * (32 if warp else 1)), (K.BLOCK,),
-           (ip, ix, _c(rvals) if read_a else self._dummy(ta), np.int32(read_a),
-            _c(xvals) if read_x else self._dummy(tx), np.int32(read_x),
-            xp_arg, np.int32(xpres is not None),
-            rws, np.int32(all_rows), np.int64(nlist), alw, np.int32(has_alw),
-            np.int32(bool(rows_complement) and has_alw), outv, outp, np.int32(keep), self._sink))
+           (ip, ix, _c(rvals) if read_a else self._dummy(ta),
+            _c(xvals) if read_x else self._dummy(tx), xp_arg, rws, np.int64(nlist), alw,
+            np.int32(flags), outv, outp, self._sink))
         self.last_kernel = ("pull", read_a, early, masked)
         return outv, outp
 
@@ -1173,24 +1173,26 @@ class GPUBackend(ArrayBackend):
         if ix.shape[0]:
             pv = _c(pvals) if read_a else self._dummy(ta)
             xv = _c(xvals) if read_x else self._dummy(tx)
-            mask_args = [_c(allowed) if allowed is not None else self._dummy(_BOOL),
-                         np.int32(allowed is not None),
-                         np.int32(bool(allowed_complement) and allowed is not None)]
+            alw = _c(allowed) if allowed is not None else self._dummy(_BOOL)
+            has_alw = allowed is not None
+            # the kernels' switches in one argument (kernels.py PUSH_SWITCHES)
+            sw = (read_a | read_x << 1 | has_alw << 3
+                  | (bool(allowed_complement) and has_alw) << 4 | keep << 5)
             if by_vertex:
                 fn = self._fn(key, build, "push_vertices")
-                args = [ip, ix, pv, np.int32(read_a),
-                        _c(xpres) if has_pres else self._dummy(_BOOL), np.int32(has_pres),
-                        xv, np.int32(read_x), np.int64(nf)]
+                args = [ip, ix, pv, _c(xpres) if has_pres else self._dummy(_BOOL), xv,
+                        np.int64(nf)]
+                sw |= has_pres << 2
                 grid = _grid_capped(nf)
             else:
                 fn = self._fn(key, build, "push_edges")
-                args = [ip, ix, pv, np.int32(read_a), xi, np.int32(dense_x), xv,
-                        np.int32(read_x), off, np.int64(nf)]
+                args = [ip, ix, pv, xi, xv, off, np.int64(nf)]
+                sw |= dense_x << 2
                 grid = _grid_capped(ix.shape[0])
-            args += mask_args + [acc, flags, win, np.int32(0), np.int32(keep), self._sink]
+            args += [alw, acc, flags, win, np.int32(0), np.int32(sw), self._sink]
             fn(grid, (K.BLOCK,), tuple(args))
             if mode == 1:
-                args[-3] = np.int32(1)
+                args[-3] = np.int32(1)          # phase 1: the elected entries write
                 fn(grid, (K.BLOCK,), tuple(args))
         self.last_kernel = ("push", read_a, None, allowed is not None)
         if as_result:

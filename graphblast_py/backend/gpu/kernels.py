@@ -262,6 +262,14 @@ __device__ __forceinline__ TOUT prod_op(TA a, TX xv, i64 r, i64 c) {
 #endif
 }
 
+// the pull kernels' switches, packed in one argument (a launch costs ~0.6 us
+// of host time per argument): bit 0 read_a, 1 read_x, 2 has_pres, 3
+// all_rows, 4 has_allowed, 5 comp, 6 keep_a (set by backend.py ``spmv_pull``)
+#define PULL_FLAGS \
+    const int read_a = flags & 1, read_x = (flags >> 1) & 1, has_pres = (flags >> 2) & 1, \
+              all_rows = (flags >> 3) & 1, has_allowed = (flags >> 4) & 1, \
+              comp = (flags >> 5) & 1, keep_a = (flags >> 6) & 1;
+
 // one thread per listed row, grid-stride (any grid size covers every row);
 // early exit (EARLY) at the terminal value / first term.  Rows: the list
 // `rows` or all rows (all_rows), of which only those the dense mask
@@ -271,11 +279,12 @@ __device__ __forceinline__ TOUT prod_op(TA a, TX xv, i64 r, i64 c) {
 // compiler keeps the loads.
 extern "C" __global__ void pull_thread(
     const IP* __restrict__ indptr, const IX* __restrict__ indices,
-    const TA* __restrict__ avals, int read_a, const TX* __restrict__ xvals, int read_x,
-    const bool* __restrict__ xpres, int has_pres, const i64* __restrict__ rows, int all_rows,
-    i64 nlist, const bool* __restrict__ allowed, int has_allowed, int comp,
-    TOUT* __restrict__ outv, bool* __restrict__ outp, int keep_a, bool* __restrict__ sink)
+    const TA* __restrict__ avals, const TX* __restrict__ xvals,
+    const bool* __restrict__ xpres, const i64* __restrict__ rows,
+    i64 nlist, const bool* __restrict__ allowed, int flags,
+    TOUT* __restrict__ outv, bool* __restrict__ outp, bool* __restrict__ sink)
 {
+    PULL_FLAGS
     i64 stride = (i64)gridDim.x * blockDim.x;
     for (i64 t = (i64)blockIdx.x * blockDim.x + threadIdx.x; t < nlist; t += stride) {
         i64 r = all_rows ? t : rows[t];
@@ -305,11 +314,12 @@ extern "C" __global__ void pull_thread(
 // the first term in row order wins (ballot + lowest lane)
 extern "C" __global__ void pull_warp(
     const IP* __restrict__ indptr, const IX* __restrict__ indices,
-    const TA* __restrict__ avals, int read_a, const TX* __restrict__ xvals, int read_x,
-    const bool* __restrict__ xpres, int has_pres, const i64* __restrict__ rows, int all_rows,
-    i64 nlist, const bool* __restrict__ allowed, int has_allowed, int comp,
-    TOUT* __restrict__ outv, bool* __restrict__ outp, int keep_a, bool* __restrict__ sink)
+    const TA* __restrict__ avals, const TX* __restrict__ xvals,
+    const bool* __restrict__ xpres, const i64* __restrict__ rows,
+    i64 nlist, const bool* __restrict__ allowed, int flags,
+    TOUT* __restrict__ outv, bool* __restrict__ outp, bool* __restrict__ sink)
 {
+    PULL_FLAGS
     int lane = threadIdx.x & 31;
     i64 nwarps = ((i64)gridDim.x * blockDim.x) >> 5;
     for (i64 w = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5; w < nlist; w += nwarps) {
@@ -645,6 +655,14 @@ extern "C" __global__ void push_scan_blocks(
 
 // the product of stored entry p (row r of the output) with frontier entry t
 // (vertex c), combined into the accumulator as MODE says
+// the push kernels' switches, packed in one argument ``sw`` (a launch costs
+// ~0.6 us of host time per argument; set by backend.py ``spmspv_push``):
+// bit 0 read_a, 1 read_x, 2 dense_x (push_edges) / has_pres
+// (push_vertices), 3 has_allowed, 4 comp, 5 keep_a
+#define PUSH_SWITCHES \
+    const int read_a = sw & 1, read_x = (sw >> 1) & 1, has_allowed = (sw >> 3) & 1, \
+              comp = (sw >> 4) & 1, keep_a = (sw >> 5) & 1;
+
 __device__ __forceinline__ void push_visit(
     i64 p, i64 t, i64 c, i64 r, const TA* __restrict__ pvals, int read_a,
     const TX* __restrict__ xvals, int read_x, TOUT* __restrict__ acc,
@@ -681,12 +699,14 @@ __device__ __forceinline__ void push_visit(
 // for a dense frontier (dense_x; its values are then indexed by vertex too).
 extern "C" __global__ void push_edges(
     const IP* __restrict__ indptr, const IX* __restrict__ indices,
-    const TA* __restrict__ pvals, int read_a, const i64* __restrict__ xidx, int dense_x,
-    const TX* __restrict__ xvals, int read_x, const i64* __restrict__ off, i64 nf,
-    const bool* __restrict__ allowed, int has_allowed, int comp, TOUT* __restrict__ acc,
-    bool* __restrict__ flags, int* __restrict__ win, int phase, int keep_a,
+    const TA* __restrict__ pvals, const i64* __restrict__ xidx,
+    const TX* __restrict__ xvals, const i64* __restrict__ off, i64 nf,
+    const bool* __restrict__ allowed, TOUT* __restrict__ acc,
+    bool* __restrict__ flags, int* __restrict__ win, int phase, int sw,
     bool* __restrict__ sink)
 {
+    PUSH_SWITCHES
+    const int dense_x = (sw >> 2) & 1;
     i64 total = off[nf];
     i64 stride = (i64)gridDim.x * blockDim.x;
     for (i64 e = (i64)blockIdx.x * blockDim.x + threadIdx.x; e < total; e += stride) {
@@ -710,12 +730,14 @@ extern "C" __global__ void push_edges(
 // its thread: push_edges takes those)
 extern "C" __global__ void push_vertices(
     const IP* __restrict__ indptr, const IX* __restrict__ indices,
-    const TA* __restrict__ pvals, int read_a, const bool* __restrict__ xpres, int has_pres,
-    const TX* __restrict__ xvals, int read_x, i64 nf,
-    const bool* __restrict__ allowed, int has_allowed, int comp, TOUT* __restrict__ acc,
-    bool* __restrict__ flags, int* __restrict__ win, int phase, int keep_a,
+    const TA* __restrict__ pvals, const bool* __restrict__ xpres,
+    const TX* __restrict__ xvals, i64 nf,
+    const bool* __restrict__ allowed, TOUT* __restrict__ acc,
+    bool* __restrict__ flags, int* __restrict__ win, int phase, int sw,
     bool* __restrict__ sink)
 {
+    PUSH_SWITCHES
+    const int has_pres = (sw >> 2) & 1;
     i64 stride = (i64)gridDim.x * blockDim.x;
     for (i64 t = (i64)blockIdx.x * blockDim.x + threadIdx.x; t < nf; t += stride) {
         if (has_pres && !xpres[t]) continue;
