@@ -397,8 +397,11 @@ def push_collect(indptr, indices, pvals, read_p, sink, xidx, xvals, noflags, add
         nt = _push_loop(indptr, indices, pvals, read_p, False, sink, xidx, xvals, noflags, False,
                         _op(0), _op(0), swap, False, outv, outp, touched, _prod, _sum)
     else:
-        nt = push(indptr, indices, pvals, read_p, False, sink, xidx, xvals, noflags, False, addop,
-                  multop, swap, is_any, outv, outp, touched)
+        # the flags as bool values, not literals: push compiled as for its
+        # own calls from Python (a literal False made numba compile a second
+        # copy of push for every type)
+        nt = push(indptr, indices, pvals, read_p, np.bool_(False), sink, xidx, xvals, noflags,
+                  np.bool_(False), addop, multop, swap, is_any, outv, outp, touched)
     idx = np.empty(nt + 1, np.int64)
     vals = np.empty(nt + 1, outv.dtype)
     if nt * scan_fraction >= outv.shape[0]:
