@@ -1312,7 +1312,9 @@ def dense_columns_mm(be, cols, B, ncols, semiring, out_dtype, parallel_work):
         # the columns as they are (a tuple: no k x m copy), in the compute type
         a = tuple(np.ascontiguousarray(c, dtype=cd) for c in cols)
     else:
-        a = np.zeros((1, 1), dtype=cd)
+        # (not read: a[0][0] only; a tuple of the same numba type as the
+        # columns', so a multiply that ignores them takes the same compile)
+        a = (np.zeros(1, dtype=cd),) * max(kdim, 1)
     b = be._operand(bv, mult.reads_y, cd)
     read_b = bool(mult.reads_y and bv is not None)
     ci, cr, order = _csc_of(bi, bj, ncols)
