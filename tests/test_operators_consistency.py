@@ -107,20 +107,28 @@ def same(got, ref, what, approx=False, ulps=4):
         np.testing.assert_array_equal(got, ref, err_msg=what)   # NaN == NaN here
 
 
-def diag(be, vals):
+def cpu_index(dt):
+    """The CPU tests' index type: int32, the type Matrix stores below 2**31
+    (the loop kernels compile once per index type too: the rest of the suite's
+    compiles serve these tests), int64 for the int64 values (the index type
+    of larger graphs, still run through every operator)."""
+    return np.int64 if np.dtype(dt) == np.int64 else np.int32
+
+
+def diag(be, vals, index=np.int64):
     """(indptr, indices, vals) of the diagonal matrix with ``vals``."""
     n = vals.shape[0]
-    return (be.asarray(np.arange(n + 1, dtype=np.int64)), be.asarray(np.arange(n, dtype=np.int64)),
+    return (be.asarray(np.arange(n + 1, dtype=index)), be.asarray(np.arange(n, dtype=index)),
             be.asarray(vals))
 
 
-def rows_of(x, y, dt):
+def rows_of(x, y, dt, index=np.int64):
     """CSR rows (x_t, y_t) for every pair, plus a few longer rows of all the
     values: a monoid reduces each row."""
     v = values(dt)
     rows = [np.array([a, b], dtype=dt) for a, b in zip(x, y)] + [v, v[::-1], v[:1]]
-    indptr = np.concatenate(([0], np.cumsum([r.shape[0] for r in rows]))).astype(np.int64)
-    indices = np.concatenate([np.arange(r.shape[0]) for r in rows]).astype(np.int64)
+    indptr = np.concatenate(([0], np.cumsum([r.shape[0] for r in rows]))).astype(index)
+    indices = np.concatenate([np.arange(r.shape[0]) for r in rows]).astype(index)
     return indptr, indices, np.concatenate(rows), max(r.shape[0] for r in rows)
 
 
@@ -230,7 +238,7 @@ def test_cpu_generated_dispatch(dt):
 def test_cpu_pull_kernel_mult(dt):
     """mxv's pull kernel, ``any_<op>`` on diag(x) times y: one product per row."""
     x, y = pairs(dt)
-    R = diag(CPU, x)
+    R = diag(CPU, x, cpu_index(dt))
     ran = 0
     for op in BINARY:
         sr = gb.Semiring(gb.monoid.any, op)
@@ -248,7 +256,7 @@ def test_cpu_pull_kernel_mult(dt):
 @pytest.mark.parametrize("dt", DTYPES, ids=IDS)
 def test_cpu_pull_kernel_positional(dt):
     x, y = pairs(dt)
-    R = diag(CPU, x)
+    R = diag(CPU, x, cpu_index(dt))
     for op in POSITIONAL:
         for swap in (False, True):
             sr = gb.Semiring(gb.monoid.min, op)
@@ -264,7 +272,7 @@ def test_cpu_monoid_reduction(dt):
     array reduction (reduceat) and against folding the binary operator's array
     expression left to right."""
     x, y = pairs(dt)
-    indptr, indices, vals, width = rows_of(x, y, dt)
+    indptr, indices, vals, width = rows_of(x, y, dt, cpu_index(dt))
     ones = np.ones(width, dtype=dt)
     for m in MONOIDS:
         sr = gb.Semiring(m, gb.binary.first)
