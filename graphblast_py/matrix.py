@@ -399,7 +399,9 @@ class Matrix:
         ``v.size + |k|``, ``v``'s type and device, missing entries of ``v``
         missing in C.  Built from v's entries directly (no sort, no checks to
         repeat): scaling the rows or columns of A is ``D.mxm(A)`` /
-        ``A.mxm(D)`` with ``D = Matrix.from_diag(d)``."""
+        ``A.mxm(D)`` with ``D = Matrix.from_diag(d)`` -- one pass over A's
+        entries, no product, when ``d`` has every entry and ``k = 0`` (C is
+        then known to be a full diagonal until it changes)."""
         if not getattr(v, "_is_vector", False):
             raise InvalidValue(f"Matrix.from_diag: expected a Vector, got {type(v).__name__}")
         if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)):
