@@ -4,8 +4,8 @@ operand's structure, with nothing read back (operations/mxm.py, the
 backend's ``spgemm_diag``; triangle counting's degree order).  Against the
 dense reference model over every monoid and multiply (positional ones
 included), the test types, B sparse, iso and dense, with masks and
-accumulators through the output rule; the path must be taken exactly when
-the diagonal is full and unchanged since ``from_diag``."""
+accumulators through the output rule; ``method="auto"`` must take the path
+exactly when the diagonal is full and unchanged since ``from_diag``."""
 import numpy as np
 import pytest
 from hypothesis import given, note, settings
@@ -117,6 +117,11 @@ def test_diagonal_path_only_while_full_and_unchanged(device):
             np.testing.assert_array_equal(dense(got.apply(gb.unary.one)) != 0, pat != 0,
                                           err_msg=what)
     assert A.isequal(gb.generators.grid2d(4, 5, device=device))   # A untouched
+    # a forced method runs as asked, with the same result
+    gb.stats.reset()
+    forced = D.mxm(A, gb.semiring.plus_times, method="saxpy")
+    assert gb.stats()["counts"] == {"mxm:saxpy": 1}
+    assert forced.isequal(D.mxm(A, gb.semiring.plus_times))
 
 
 def test_diagonal_of_empty_and_one_vertex(device):

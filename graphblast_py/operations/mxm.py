@@ -9,7 +9,8 @@ Methods (``method="auto"`` picks one; the choice is recorded in ``gb.stats``):
   that is cheaper than expanding all products;
 * a full diagonal operand (``Matrix.from_diag`` of a vector with every
   entry, known without reading it): ``D A`` scales A's rows, ``A D`` its
-  columns, on A's structure (recorded as ``mxm: diag``);
+  columns, on A's structure (``method="auto"`` only; recorded as
+  ``mxm: diag``);
 * ``"saxpy"`` -- expand every product A(i,k) B(k,j) (Gustavson/ESC), drop the
   ones the mask forbids before sorting, reduce; in blocks of A's entries whose
   products fit a memory budget (``backend/generic_spgemm.py``).  Without a
@@ -70,7 +71,7 @@ def mxm(A, B, semiring, *, mask=None, accum=None, replace=False, out=None, metho
     check_user_op(semiring, be, "mxm")
     out_dtype = semiring.out_dtype(A.dtype, B.dtype)
     mult = semiring.mult
-    if method in ("auto", "saxpy") and (A._is_full_diagonal() or B._is_full_diagonal()):
+    if method == "auto" and (A._is_full_diagonal() or B._is_full_diagonal()):
         # a full diagonal operand (Matrix.from_diag): every entry of the
         # product has one term, D(i, i) (x) B(i, j) or A(i, j) (x) D(j, j), on
         # the other operand's structure -- a row or column scaling, one pass
