@@ -133,17 +133,24 @@ def _num_row(i, ai, aj, av, read_a, bi, bj, bv, read_b, mi, mj, has_mask, allow_
             j = bj[q]
             mv = marker[j]
             if mv == seen:
-                if reduce:       # the product in the output type first (wraps like NumPy)
-                    acc[j] = _add(addop, acc[j], acc.dtype.type(
-                        _mult(multop, a, bv[q] if read_b else bv[0], i, k, j)))
-                continue
-            if (mv == mk) != allow_marked:
-                continue
-            marker[j] = seen
-            if need_vals:
-                acc[j] = _mult(multop, a, bv[q] if read_b else bv[0], i, k, j)
-            cj[start + cnt] = j
-            cnt += 1
+                if not reduce:
+                    continue
+                first = False
+            else:
+                if (mv == mk) != allow_marked:
+                    continue
+                marker[j] = seen
+                cj[start + cnt] = j
+                cnt += 1
+                if not need_vals:
+                    continue
+                first = True
+            # one copy of the _mult chain in numba's IR, not one per branch
+            # (the first float64 SpGEMM call, compiles included: 5.0 -> 3.3 s;
+            # Kronecker 13 squared, 1 thread: 258-262 ms either way); the
+            # product in the output type first (wraps like NumPy)
+            prod = acc.dtype.type(_mult(multop, a, bv[q] if read_b else bv[0], i, k, j))
+            acc[j] = prod if first else _add(addop, acc[j], prod)
         if cnt == limit and not reduce:
             break
     # list the columns in ascending order
