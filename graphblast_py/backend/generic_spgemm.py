@@ -324,9 +324,13 @@ class SpgemmMixin:
         return self._cat(rows, np.int64), self._cat(vals, red_dtype)
 
     def spgemm_reduce_dot(self, A, BT, semiring, mask_keys, out_dtype, shape, inner, op,
-                          op_dtype, monoid, red_dtype):
+                          op_dtype, monoid, red_dtype, mask_csr=None):
         """The fused reduce over a non-complemented mask: the masked dot
-        products (one value per mask entry, no more), mapped and reduced."""
+        products (one value per mask entry, no more), mapped and reduced.
+        The mask: its sorted keys, or (``mask_keys`` None) its CSR
+        ``mask_csr`` (a backend with ``dot_mask_csr`` reads it as it is)."""
+        if mask_keys is None:
+            mask_keys = self.csr_to_keys(mask_csr[0], mask_csr[1], shape[1])
         keys, v = self.spgemm_dot(A, BT, semiring, mask_keys, out_dtype, shape, inner)
         rows = split_keys(keys, shape[1])[0]
         return self.reduce_by_key(monoid, rows, self.cast(self.unary_values(op, v, op_dtype),

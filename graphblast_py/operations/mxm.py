@@ -159,8 +159,7 @@ def mxm_reduce(A, B, semiring, *, mask=None, apply=None, monoid="plus", accum=No
         rows, vals = be.spgemm_reduce_dot(A._csr(mult.reads_x), B._csc_arrays(mult.reads_y),
                                           semiring, mask.keys() if mcsr is None else None,
                                           out_dtype, shape, A.ncols, apply, op_dtype, monoid,
-                                          red_dtype, **({} if mcsr is None else
-                                                        {"mask_csr": mcsr}))
+                                          red_dtype, mask_csr=mcsr)
     else:
         mk = None if mask is None else (mask.keys(), mask.complement)
         mcsr = mask.parent._csr(False)[:2] if mask is not None and mask.structure else None

@@ -983,10 +983,8 @@ class CPUBackend(ArrayBackend):
                                       op_dtype, monoid, red_dtype, PARALLEL_WORK, mask_csr)
             if r is not None:
                 return r
-        if mask_keys is None:
-            mask_keys = self.csr_to_keys(mask_csr[0], mask_csr[1], shape[1])
         return super().spgemm_reduce_dot(A, BT, semiring, mask_keys, out_dtype, shape, inner,
-                                         op, op_dtype, monoid, red_dtype)
+                                         op, op_dtype, monoid, red_dtype, mask_csr)
 
     def select_csr(self, op, indptr, indices, vals, iso, ncols, thunk):
         """Row-parallel select (cpu/rowops.py) for the predefined predicates:

@@ -1269,10 +1269,8 @@ class GPUBackend(ArrayBackend):
         if (op is not None or monoid.is_user or sm.is_user or sm.is_any
                 or monoid.name != sm.name or np.dtype(red_dtype) != out_dtype
                 or not K.atomic_ok(out_dtype) or not self._kernel_ok(semiring)):
-            if mask_keys is None:
-                mask_keys = self.csr_to_keys(mask_csr[0], mask_csr[1], shape[1])
             return super().spgemm_reduce_dot(A, BT, semiring, mask_keys, out_dtype, shape,
-                                             inner, op, op_dtype, monoid, red_dtype)
+                                             inner, op, op_dtype, monoid, red_dtype, mask_csr)
         nm = mask_keys.shape[0] if mask_keys is not None else mask_csr[1].shape[0]
         nrows = shape[0]
         if nm == 0:
