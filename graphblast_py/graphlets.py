@@ -116,6 +116,7 @@ def stack_columns(vectors, dtype, device, times=None):
 
 def _full_values(v):
     """v's values at every position, 0 where it has no entry: the stored
-    array itself for a vector stored full (lent: read before v changes)."""
-    vals, pres = v._dense(lend=True)
-    return vals if pres is None else v.to_dense(fill=0)
+    array itself for a vector stored full (``Vector._full_values``; read
+    before v changes)."""
+    full = v._full_values()
+    return full[0] if full is not None else v.to_dense(fill=0)
