@@ -322,6 +322,18 @@ def _serial_bounds(m):
     return None
 
 
+def _oriented_blocks(ip, ix, n, parallel_work):
+    """The degree orientation of a symmetric pattern (``orient_by_degree``)
+    and its row blocks for the triangle and clique kernels: ``(op, oj,
+    parallel, bounds, nacc)``; the light passes go parallel only above
+    ``LIGHT_FACTOR`` times the threshold."""
+    light = parallel_work * LIGHT_FACTOR
+    op, oj = orient_by_degree(ip, ix, light)
+    parallel, bounds, nacc = _serial_bounds(n) or _row_bounds(
+        _row_work(op, oj, op, np.zeros(1, np.int64), False, False, light), parallel_work)
+    return op, oj, parallel, bounds, nacc
+
+
 def _row_bounds(work, parallel_work):
     """(parallel, row block bounds of about equal work, accumulators needed)."""
     m = work.shape[0]
@@ -607,10 +619,7 @@ def four_cliques(ip, ix, parallel_work):
     n = ip.shape[0] - 1
     if n == 0 or ix.shape[0] == 0:
         return np.zeros(n, dtype=np.int64)
-    light = parallel_work * LIGHT_FACTOR
-    op, oj = orient_by_degree(ip, ix, light)
-    parallel, bounds, nacc = _serial_bounds(n) or _row_bounds(
-        _row_work(op, oj, op, np.zeros(1, np.int64), False, False, light), parallel_work)
+    op, oj, parallel, bounds, nacc = _oriented_blocks(ip, ix, n, parallel_work)
     marks = np.zeros((nacc, n), dtype=np.int64)
     slists = np.empty((nacc, n), dtype=np.int64)
     cnts = np.zeros((nacc, n), dtype=np.int64)
@@ -994,10 +1003,8 @@ def edge_triangles(ip, ix, sums, parallel_work):
         out = np.zeros(nnz, dtype=np.int64)
         return (out, np.zeros(n, dtype=np.int64)) if sums else out
     ip64 = ip.astype(np.int64, copy=False)
+    op, oj, parallel, bounds, nacc = _oriented_blocks(ip64, ix, n, parallel_work)
     light = parallel_work * LIGHT_FACTOR
-    op, oj = orient_by_degree(ip64, ix, light)
-    parallel, bounds, nacc = _serial_bounds(n) or _row_bounds(
-        _row_work(op, oj, op, np.zeros(1, np.int64), False, False, light), parallel_work)
     marks = np.zeros((nacc, n), dtype=np.int64)
     cnts = np.zeros((nacc, oj.shape[0]), dtype=np.int32)
     (triangles_parallel if parallel else triangles_serial)(bounds, op, oj, marks, cnts)
