@@ -1157,28 +1157,21 @@ def dense_sparse_mm(be, avals, apres, B, ncols, semiring, out_dtype, parallel_wo
         # every entry of A present: C(i, k) is present for every i exactly
         # when column k of B has an entry; each C(i, k) summed over B's
         # column (no presence array, no read-modify-write of C)
-        nb = bj.shape[0]
-        rows = np.repeat(np.arange(kdim, dtype=np.int64), np.diff(bi))
-        order = np.argsort(bj, kind="stable")          # by column, rows ascending
-        ci = np.zeros(ncols + 1, dtype=np.int64)
-        np.cumsum(np.bincount(bj, minlength=ncols), out=ci[1:])
+        ci, cr, order = _csc_of(bi, bj, ncols)         # by column, rows ascending
         cv = b[order] if read_b else b
         outv = np.empty((m, ncols), dtype=out_dtype)
-        kernel = dense_full_parallel if m * (nb + ncols) > parallel_work else dense_full_serial
-        kernel(np.int64(m), a, read_a, ci, rows[order], cv, read_b, monoid.opcode, mult.opcode,
+        kernel = dense_full_parallel if m * (bj.shape[0] + ncols) > parallel_work \
+            else dense_full_serial
+        kernel(np.int64(m), a, read_a, ci, cr, cv, read_b, monoid.opcode, mult.opcode,
                not monoid.is_any, outv)
-        colp = ci[1:] > ci[:-1]
-        if bool(colp.all()) or m == 0:
-            return outv, None
-        return outv, np.ascontiguousarray(np.broadcast_to(colp, (m, ncols)))
+        return outv, _column_presence(ci, m)
     outv = np.zeros((m, ncols), dtype=out_dtype)
     outp = np.zeros((m, ncols), dtype=np.bool_)
-    ap = apres if has_pres else np.zeros((1, 1), dtype=np.bool_)
-    if has_pres and ap.shape != (m, kdim):
+    if apres.shape != (m, kdim):
         raise ValueError("dense_sparse_mm: the presence does not match the values")
     work = m * kdim + m * bj.shape[0]
     kernel = dense_sparse_parallel if work > parallel_work else dense_sparse_serial
-    kernel(np.int64(m), np.int64(kdim), a, ap, has_pres, read_a,
+    kernel(np.int64(m), np.int64(kdim), a, apres, has_pres, read_a,
            bi.astype(np.int64, copy=False), bj, b, read_b, monoid.opcode, mult.opcode,
            not monoid.is_any, outv, outp)
     return outv, (None if bool(outp.all()) else outp)
@@ -1302,6 +1295,16 @@ def columns_serial(m, a, read_a, ci, cr, cv, read_b, addop, multop, reduce, fast
                   outv)
 
 
+def _column_presence(ci, m):
+    """The presence of an m-row product whose every row has an entry in
+    column k exactly when column k of B (column pointers ``ci``) has one:
+    None when all are present (or m = 0), else an m x ncols bool array."""
+    colp = ci[1:] > ci[:-1]
+    if bool(colp.all()) or m == 0:
+        return None
+    return np.ascontiguousarray(np.broadcast_to(colp, (m, colp.shape[0])))
+
+
 def _csc_of(bi, bj, ncols):
     """(column pointers, rows, CSR positions) of a small CSR, rows ascending
     within each column."""
@@ -1352,7 +1355,4 @@ def dense_columns_mm(be, cols, B, ncols, semiring, out_dtype, parallel_work):
     (columns_parallel if par else columns_serial)(
         np.int64(m), a, read_a, ci, cr, cv, read_b, monoid.opcode, mult.opcode,
         not monoid.is_any, fast, tmps, outv)
-    colp = ci[1:] > ci[:-1]
-    if bool(colp.all()) or m == 0:
-        return outv, None
-    return outv, np.ascontiguousarray(np.broadcast_to(colp, (m, ncols)))
+    return outv, _column_presence(ci, m)
