@@ -54,6 +54,24 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip)
 
 
+@pytest.fixture(autouse=True)
+def _no_leftover_method_patches():
+    """Before pytest 9, undoing ``monkeypatch.setattr(be, "method", f)`` on a
+    backend instance stores the original bound method in the instance's
+    ``__dict__`` instead of deleting it, and that copy then hides every later
+    patch of the method on the class (``monkeypatch.setattr(type(be), ...)``)
+    from the tests that run after it in the same worker.  Remove such copies
+    once the test's own patches are undone (this fixture is torn down last)."""
+    yield
+    for be in list(backend._backends.values()):
+        own = vars(be)
+        for name, value in list(own.items()):
+            func = getattr(value, "__func__", None)
+            if (func is not None and getattr(value, "__self__", None) is be
+                    and getattr(type(be), name, None) is func):
+                del own[name]
+
+
 @pytest.fixture(params=["cpu", pytest.param("gpu", marks=pytest.mark.gpu)])
 def device(request):
     """Parametrize a test over the devices."""
