@@ -54,6 +54,9 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip)
 
 
+_MISSING = object()
+
+
 @pytest.fixture(autouse=True)
 def _no_leftover_method_patches():
     """Before pytest 9, undoing ``monkeypatch.setattr(be, "method", f)`` on a
@@ -61,14 +64,17 @@ def _no_leftover_method_patches():
     ``__dict__`` instead of deleting it, and that copy then hides every later
     patch of the method on the class (``monkeypatch.setattr(type(be), ...)``)
     from the tests that run after it in the same worker.  Remove such copies
-    once the test's own patches are undone (this fixture is torn down last)."""
+    once the test's own patches are undone (this fixture is torn down last);
+    the same for a class constant patched on the instance (``KRON_CHUNK``)."""
     yield
     for be in list(backend._backends.values()):
         own = vars(be)
         for name, value in list(own.items()):
-            func = getattr(value, "__func__", None)
-            if (func is not None and getattr(value, "__self__", None) is be
-                    and getattr(type(be), name, None) is func):
+            on_class = getattr(type(be), name, _MISSING)
+            if on_class is _MISSING:
+                continue
+            if value is on_class or (getattr(value, "__self__", None) is be
+                                     and getattr(value, "__func__", None) is on_class):
                 del own[name]
 
 
