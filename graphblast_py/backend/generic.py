@@ -62,6 +62,19 @@ class ArrayBackend(SparseMixin, EwiseMixin, ReduceMixin, MatVecMixin, SpgemmMixi
     speculate = False
     speculate_capacity = 1 << 16
     speculate_levels = 1 << 20
+    # round speculation (operations/relax.py): a backend with a whole-run
+    # kernel for frontier Bellman-Ford rounds (``relax_rounds``) sets
+    # ``relax``; False takes the four ordinary calls of every SSSP round.
+    # ``relax_limit``: at most this many rounds per kernel run
+    relax = False
+    relax_limit = 1 << 20
+
+    def relax_rounds(self, P, semiring, out_dtype, a_iso, swap, frontier, dist, default, small,
+                     max_rounds):
+        """The rounds of the frontier Bellman-Ford recurrence after
+        ``frontier`` (see operations/relax.py); None where this backend has
+        no kernel for them."""
+        return None
 
     # ------------------------------------------------------------ arrays
     def asarray(self, x, dtype=None):

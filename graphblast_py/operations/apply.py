@@ -14,6 +14,7 @@ from ..operators import predefined
 from ..operators.core import BinaryOp, IndexUnaryOp, Monoid, UnaryOp
 from ..results import CSRResult, DenseMatrixResult, DenseVectorResult, SparseResult
 from .common import check_replace, check_user_op, finish, plain_vector_call, prepare
+from . import relax
 
 
 def _resolve_apply_op(op):
@@ -120,7 +121,12 @@ def apply(x, op, *, left=None, right=None, thunk=None, mask=None, accum=None, re
     else:
         idx, v = x._sparse()
         T = SparseResult(idx, f(v))
-    return finish(out, T, dt, x.shape, be, mask, accum, replace, x._is_vector)
+    w = finish(out, T, dt, x.shape, be, mask, accum, replace, x._is_vector)
+    if (x._is_vector and x._spec is not None and out is None and accum is None
+            and mask.__class__ is Mask and not mask.structure and not mask.complement
+            and isinstance(op, UnaryOp)):
+        relax.note_select(x, op, mask.parent, w)                # (operations/relax.py)
+    return w
 
 
 def _unary_at_own_value_mask(x, op, m):
@@ -130,6 +136,12 @@ def _unary_at_own_value_mask(x, op, m):
     for it (``compress_truthy``); None where that does not hold."""
     if m.__class__ is not Vector or m._be is not x._be or m.size != x.size:
         return None
+    if x._spec is not None:
+        # a round of a shortest-path chain a kernel run already answers
+        # (operations/relax.py)
+        f = relax.select(x, op, m)
+        if f is not None:
+            return f
     kx = x._idx
     own = m._values_at_own_keys(kx)
     if own is None:
@@ -140,7 +152,10 @@ def _unary_at_own_value_mask(x, op, m):
     r = be.compress_truthy(kx, be.cast(be.unary(op, x._vals, dt), wdt), own)
     if r is None:
         return None
-    return Vector._new_sparse(wdt, x.size, be, r[0], r[1])
+    f = Vector._new_sparse(wdt, x.size, be, r[0], r[1])
+    if x._spec is not None:
+        relax.note_select(x, op, m, f)
+    return f
 
 
 def _apply_positional(x, op, bound_left, out, mask, accum, replace):

@@ -19,6 +19,7 @@ from .apply import _scalar
 from .common import PY_NUMBERS, check_replace
 from .output import resolve_accum, union, write
 from .speculate import level_keys, level_values, note_growth
+from . import relax
 from ..vector import DENSE_FRACTION, Vector
 
 
@@ -33,6 +34,25 @@ def _unique_check(be, I, what):
 def vector_assign(w, value, indices=None, *, mask=None, accum=None, replace=False):
     """``w<mask>(indices) = accum(w(indices), value)``; value a scalar or a
     Vector of size len(indices)."""
+    if (value.__class__ is Vector and indices is None and mask.__class__ is Mask
+            and mask.parent is value and mask.structure and not mask.complement
+            and accum is None and replace is False and w.__class__ is Vector
+            and value.size == w.size and value._be is w._be and value is not w):
+        if value._spec.__class__ is relax._Rec:
+            # ``d<f.S> = f`` with ``f`` a round's frontier of a shortest-path
+            # chain (operations/relax.py): answered from its kernel run, or
+            # noted on ``d`` after the ordinary assign
+            if relax.assign(w, value):
+                return w
+            before = w._ver
+            _vector_assign(w, value, indices, mask, accum, replace)
+            relax.note_assign(w, value, before)
+            return w
+    return _vector_assign(w, value, indices, mask, accum, replace)
+
+
+def _vector_assign(w, value, indices, mask, accum, replace):
+    """:func:`vector_assign`'s body."""
     if (value.__class__ is Vector and indices is None and mask.__class__ is Mask
             and mask.parent is value and mask.structure and not mask.complement
             and accum is None and replace is False and w.__class__ is Vector

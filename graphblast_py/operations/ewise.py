@@ -17,6 +17,7 @@ from ..vector import DENSE_FRACTION, Vector
 from .common import (PY_NUMBERS, as_binary, check_replace, check_user_op, finish,
                      plain_vector_call, prepare)
 from .output import _op, intersect, union
+from . import relax
 
 
 def _setup(what, a, b, op, out, mask, accum, replace):
@@ -265,7 +266,10 @@ def ewise_union(a, b, op, left_default, right_default, *, mask=None, accum=None,
         if T is None:
             T = _at(be, op, mk, _gather_at(a, mask, mk), _gather_at(b, mask, mk), dt, "union",
                     ld, rd)
-        return finish(out, T, dt, a.shape, be, mask, accum, replace, True, masked=True)
+        w = finish(out, T, dt, a.shape, be, mask, accum, replace, True, masked=True)
+        if a._is_vector and a._spec is not None and out is None and accum is None:
+            relax.note_compare(a, b, op, rd, mask, w)      # (operations/relax.py)
+        return w
     if (a._is_vector and op.positional is None and not op.is_user
             and (a.form == "dense" or b.form == "dense")):
         # a dense operand (SSSP's distances): over all positions, as ewise_add
@@ -274,12 +278,16 @@ def ewise_union(a, b, op, left_default, right_default, *, mask=None, accum=None,
         # the other operand's entries, when it is sparse, patched in after
         with np.errstate(all="ignore"):     # positions without an entry hold anything
             T = _union_dense(be, a, b, op, dt, ld, rd)
-        return finish(out, T, dt, a.shape, be, mask, accum, replace, a._is_vector)
-    ka, va = a._keys_vals()
-    kb, vb = b._keys_vals()
-    k, v = union(be, ka, va, kb, vb, op, dt, left_default=ld, right_default=rd,
-                 positional=_positional(a))
-    return finish(out, SparseResult(k, v), dt, a.shape, be, mask, accum, replace, a._is_vector)
+    else:
+        ka, va = a._keys_vals()
+        kb, vb = b._keys_vals()
+        k, v = union(be, ka, va, kb, vb, op, dt, left_default=ld, right_default=rd,
+                     positional=_positional(a))
+        T = SparseResult(k, v)
+    w = finish(out, T, dt, a.shape, be, mask, accum, replace, a._is_vector)
+    if a._is_vector and a._spec is not None and out is None and accum is None:
+        relax.note_compare(a, b, op, rd, mask, w)      # (operations/relax.py)
+    return w
 
 
 def _compare_at_own_mask(a, b, op, left_default, right_default, mask):
@@ -298,13 +306,22 @@ def _compare_at_own_mask(a, b, op, left_default, right_default, mask):
             or (x is not a and x is not b) or x._form != "sparse"
             or x._nvals_estimate() >= DENSE_FRACTION * x.size):
         return None
+    if a._spec is not None:
+        # a round of a shortest-path chain a kernel run already answers
+        # (operations/relax.py)
+        w = relax.compare(a, b, op, left_default, right_default, mask)
+        if w is not None:
+            return w
     ld = dtypes.cast_scalar(left_default, a.dtype, "ewise_union: left_default")
     rd = dtypes.cast_scalar(right_default, b.dtype, "ewise_union: right_default")
     T = _compare_union_at(be, op, a, b, mask, x._idx, ld, rd)
     if T is None:
         return None
     dt = dtypes.lookup(op.out_dtype(a.dtype, b.dtype))
-    return Vector._new_sparse(dt, a.size, be, T.keys, be.cast(T.vals, dt))
+    w = Vector._new_sparse(dt, a.size, be, T.keys, be.cast(T.vals, dt))
+    if a._spec is not None:
+        relax.note_compare(a, b, op, rd, mask, w)
+    return w
 
 
 def _compare_union_at(be, op, a, b, mask, mk, ld, rd):

@@ -39,7 +39,7 @@ from ..matrix import Matrix
 from ..vector import Vector
 from ..stats import stats
 from ..results import SparseResult
-from . import speculate
+from . import relax, speculate
 from ..operators.core import Semiring
 from .common import as_semiring, check_replace, check_user_op, finish, prepare
 
@@ -84,8 +84,15 @@ def _matvec(what, A, u, semiring, mask, accum, replace, out, direction, pull_inp
         # a plain product of a small sparse vector (an SSSP round's ``t =
         # f min.+ A``): the lean path, taken only where every check below
         # would pass and the cost model would push
+        if u._spec is not None:
+            # a round of a shortest-path chain a kernel run already answers
+            # (operations/relax.py)
+            r = relax.product(what, A, u, semiring, swap)
+            if r is not None:
+                return r
         r = _plain_push(what, A, u, semiring, swap)
         if r is not None:
+            relax.note_product(A, u, semiring, swap, r)
             return r
     if not defaults:
         _check_switches(what, structure_only, mask_first, early_exit)

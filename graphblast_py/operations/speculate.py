@@ -221,6 +221,8 @@ def begin(what, A, u, M, out, semiring, out_dtype, swap, n, be):
         return None, None
     tok = A._cached(_TOKEN, object)
     prev = u._spec
+    if prev.__class__ is not _Link:
+        prev = None                     # (none, or a round record: operations/relax.py)
     chained = prev is not None and prev.out_dtype == out_dtype and \
         _continues(prev, u, M, tok, swap, semiring)
     if chained and prev.trav is not None:

@@ -219,6 +219,41 @@ class CPUBackend(ArrayBackend):
     def __init__(self):
         self._user = {}
 
+    relax = True
+
+    def relax_rounds(self, P, semiring, out_dtype, a_iso, swap, frontier, dist, default, small,
+                     max_rounds):
+        """The rounds of the frontier Bellman-Ford recurrence after the
+        sparse ``frontier`` ``(keys, values)``, from the dense distances
+        ``dist`` ``(values, presence or None)``, for ``min_plus`` with the
+        plain push's operands (``P`` the push operand, its iso value
+        ``a_iso``): cpu/relax.py's kernel (its result, the offsets as
+        lists; the push's accumulator and the working distances are
+        per-thread workspaces, kept between runs).  None where the push would
+        not run the predefined min_plus loop in ``out_dtype`` (the
+        frontier's and the distances' type)."""
+        pvals = P[2]
+        fidx, fvals = frontier
+        dvals, dpres = dist
+        if (semiring.is_user or semiring.monoid.name != "min" or semiring.mult.name != "plus"
+                or (a_iso is not None and not isinstance(a_iso, np.generic))
+                or fvals.dtype != out_dtype or dvals.dtype != out_dtype):
+            return None
+        k, cd, ra, rx, _ = self._push_kernel_plan(semiring, out_dtype, pvals, a_iso, fvals.dtype,
+                                                  swap, True)
+        if k is not _kernel_module or cd != out_dtype or not rx:
+            return None
+        read_a = bool(ra and pvals is not None)
+        a = self._operand(pvals, ra, cd) if a_iso is None else self._iso_operand(a_iso, cd)
+        n = dvals.shape[0]
+        w = getattr(self._ws, "relax", None)
+        if w is None or w[0].shape[0] != n or w[0].dtype != out_dtype:
+            w = (np.empty(n, dtype=out_dtype), np.empty(n, dtype=bool))
+            self._ws.relax = w
+        from .relax import relax_rounds
+        return relax_rounds(P[0], P[1], a, read_a, fidx, fvals, dvals, dpres, default, swap,
+                            small, max_rounds, self._push_workspace(n, out_dtype), w)
+
     def traverse(self, indptr, indices, frontier, visited, capacity, max_levels,
                  parents=False):
         """Every later level of a plain BFS from ``frontier`` (a vector's
