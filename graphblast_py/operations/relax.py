@@ -291,7 +291,7 @@ def select(x, op, m):
             or m.__class__ is not Vector):
         return None
     q = _rec(m, "b")
-    if q is None or q.rounds is not r.rounds or q.k != r.k or q.t_ver != x._ver:
+    if q is None or q.rounds is not r.rounds or q.k != r.k:
         return None
     R = r.rounds
     stats.record_key(_APPLY)

@@ -79,7 +79,7 @@ def _relax(indptr, indices, pvals, read_p, fidx, fvals, dv, dp, default, swap, s
 
 
 def relax_rounds(indptr, indices, pvals, read_p, fidx, fvals, dvals, dpres, default, swap,
-                 small, max_rounds, workspace, dist_workspace):
+                 small, max_rounds, workspace, dist_workspace, cap=None):
     """The rounds after the frontier ``(fidx, fvals)`` (sorted keys) with
     the distances ``(dvals, dpres)`` (dense, not changed; ``dpres`` None:
     every entry present), ``default`` standing in for a missing distance:
@@ -94,7 +94,8 @@ def relax_rounds(indptr, indices, pvals, read_p, fidx, fvals, dvals, dpres, defa
     (``read_p`` False: an iso matrix).  ``workspace``: the push's
     accumulator (values, flags all False, touched), left as it was found;
     ``dist_workspace``: two arrays of the distances' length and types that
-    take the working distances."""
+    take the working distances.  ``cap``: the entries the output arrays
+    hold at first (they grow as needed)."""
     dv, dp = dist_workspace
     dv[:] = dvals
     if dpres is None:
@@ -103,7 +104,8 @@ def relax_rounds(indptr, indices, pvals, read_p, fidx, fvals, dvals, dpres, defa
         dp[:] = dpres
     outv, outp, touched = workspace
     n = dvals.shape[0]
-    cap = n + 1024                      # (pages are touched only as they fill)
+    if cap is None:
+        cap = n + 1024                  # (pages are touched only as they fill)
     fk, fv, tn, foff, complete = _relax(
         indptr, indices, pvals, bool(read_p), np.ascontiguousarray(fidx, dtype=np.int64),
         fvals, dv, dp, dvals.dtype.type(default), bool(swap), np.int64(small),
