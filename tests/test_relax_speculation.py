@@ -76,10 +76,13 @@ def grid(k, m=None, weights=None, seed=0):
     return sp.csr_matrix((w, (r, c)), shape=(n, n))
 
 
-def loop(A, src, be, on, read=True, mxv=False, dtype=None, perturb=None, default=math.inf):
+def loop(A, src, be, on, read=True, mxv=False, dtype=None, perturb=None, default=math.inf,
+         op=binary.lt, skip=()):
     """The SSSP loop of algorithms/sssp.py written out; returns (dist, every
     round's (t, b, f) contents when ``read``, the round count).
-    ``perturb(round, dist, frontier, A)`` runs after each round's assign."""
+    ``perturb(round, dist, frontier, A)`` runs after each round's assign;
+    ``default`` and ``op`` (the comparison's) may be functions of the
+    round; the rounds in ``skip`` make no assign."""
     be.relax = on
     n = A.nrows
     dt = dtype or (A.dtype if A.dtype.kind == "f" else np.float64)
@@ -88,13 +91,16 @@ def loop(A, src, be, on, read=True, mxv=False, dtype=None, perturb=None, default
     seen = []
     for k in range(n + 2):
         t = A.mxv(frontier, semiring.min_plus) if mxv else frontier.vxm(A, semiring.min_plus)
-        b = t.ewise_union(dist, binary.lt, default, default, mask=t.S)
+        dflt = default(k) if callable(default) else default
+        cmp = op(k) if callable(op) and not isinstance(op, gb.BinaryOp) else op
+        b = t.ewise_union(dist, cmp, math.inf, dflt, mask=t.S)
         frontier = t.apply(unary.identity, mask=b.V)
         if read:
             seen.append((coo(t), coo(b), coo(frontier)))
         if frontier.nvals == 0:
             break
-        dist.assign(frontier, mask=frontier.S)
+        if k not in skip:
+            dist.assign(frontier, mask=frontier.S)
         if perturb is not None:
             r = perturb(k, dist, frontier, A)
             if r is not None:
@@ -323,63 +329,18 @@ def test_extra_calls_mid_run(device, be):
 
 def test_other_default_and_comparison(device, be):
     """A run whose rounds use another default for a missing distance, or
-    ``le``, in some rounds: each call either
-    continues the chain or takes the ordinary path, as the off run does."""
-    S = grid(30)
-    A = weighted(S, device)
+    ``le``, in some rounds: each call either continues the chain or takes
+    the ordinary path, as the off run does."""
+    A = weighted(grid(30), device)
     both(A, 0, be, default=1e9)
-
-    def loop_le(on):
-        be.relax = on
-        dist = Vector.from_coo([0], 0.0, size=A.nrows, device=device)
-        f = dist.dup()
-        out = []
-        for k in range(80):
-            t = f.vxm(A, semiring.min_plus)
-            op = binary.le if k == 40 else binary.lt
-            dflt = -1.0 if k in (20, 21) else math.inf      # nothing missing improves
-            b = t.ewise_union(dist, op, math.inf, dflt, mask=t.S)
-            f = t.apply(unary.identity, mask=b.V)
-            out.append(coo(f))
-            if f.nvals == 0:
-                break
-            dist.assign(f, mask=f.S)
-        return out, coo(dist)
-    a, b = loop_le(False), loop_le(True)
-    for x, y in zip(a[0], b[0]):
-        np.testing.assert_array_equal(x[0], y[0])
-        np.testing.assert_array_equal(x[1], y[1])
-    np.testing.assert_array_equal(a[1][1], b[1][1])
+    both(A, 0, be, default=lambda k: -1.0 if k in (20, 21) else math.inf,  # nothing missing
+         op=lambda k: binary.le if k == 40 else binary.lt)                  # improves
 
 
 def test_skipped_assign(device, be):
     """A round that skips the assign ends the chain: the next comparison
     reads distances the kernel did not have."""
-    S = grid(25)
-    A = weighted(S, device)
-
-    def run(on):
-        be.relax = on
-        dist = Vector.from_coo([0], 0.0, size=A.nrows, device=device)
-        f = dist.dup()
-        seen = []
-        for k in range(200):
-            t = f.vxm(A, semiring.min_plus)
-            b = t.ewise_union(dist, binary.lt, math.inf, math.inf, mask=t.S)
-            f = t.apply(unary.identity, mask=b.V)
-            seen.append(coo(f))
-            if f.nvals == 0:
-                break
-            if k != 20:
-                dist.assign(f, mask=f.S)
-        return seen, coo(dist)
-    a, b = run(False), run(True)
-    assert len(a[0]) == len(b[0])
-    for x, y in zip(a[0], b[0]):
-        np.testing.assert_array_equal(x[0], y[0])
-        np.testing.assert_array_equal(x[1], y[1])
-    np.testing.assert_array_equal(a[1][0], b[1][0])
-    np.testing.assert_array_equal(a[1][1], b[1][1])
+    both(weighted(grid(25), device), 0, be, skip=(20,))
 
 
 def test_sssp_algorithm_and_negative_cycle(device, be):
