@@ -333,8 +333,10 @@ def test_other_default_and_comparison(device, be):
     the ordinary path, as the off run does."""
     A = weighted(grid(30), device)
     both(A, 0, be, default=1e9)
-    both(A, 0, be, default=lambda k: -1.0 if k in (20, 21) else math.inf,  # nothing missing
-         op=lambda k: binary.le if k == 40 else binary.lt)                  # improves
+    # (weights 1-3: equal lengths arrive in later rounds, so le and lt differ)
+    both(weighted(grid(30, weights=3, seed=8), device), 0, be,
+         default=lambda k: -1.0 if k in (20, 21) else math.inf,   # nothing missing improves
+         op=lambda k: binary.le if k in (10, 11) else binary.lt)
 
 
 def test_skipped_assign(device, be):
