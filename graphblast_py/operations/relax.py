@@ -22,11 +22,15 @@ result came from; any store clears it.
 
 After ``AFTER`` such rounds on small frontiers (at most ``n / SMALL``
 entries), the ``vxm`` of the next round runs the backend's ``relax_rounds``
-kernel from ``f`` and the distances: all later rounds' ``t`` (keys and
-values, the plain push's own loop), ``b`` and ``f``, until a round whose
-``f`` is empty, a round with a big ``f`` or ``relax_limit`` rounds.  Then
-each call of a following round is *answered*: its result is the
-precomputed slice, with the record of its round, when
+kernel from ``f`` and the distances: all later rounds' ``f`` (the
+entries of the plain push's ``t`` that improve on the distances as they
+stand at that round) and the size of each ``t``, until a round whose ``f``
+is empty, a round with a big ``f`` or ``relax_limit`` rounds.  Then each
+call of a following round is *answered*, with the record of its round:
+``f`` as a slice of the run's arrays, ``t`` and ``b`` as pending stores of
+known size (``Vector._set_lazy``), computed only when someone reads their
+arrays -- ``t`` by the same push of the round before's ``f``, ``b`` true
+exactly at f's keys.  A call is answered when
 
 * ``vxm``: the frontier holds exactly the ``f`` of the round before (its
   record), with the same matrix (a token of its contents), semiring and
@@ -41,8 +45,10 @@ precomputed slice, with the record of its round, when
   distances -- the copy waits and joins those of the following rounds
   (``Vector._defer_copies``: one scatter when the distances are read).
 
-A call that does not fit takes the ordinary path, which computes its
-result as always; nothing is guessed.  The values are the ordinary ones:
+So the chain of records only decides when a kernel run starts; whether a
+call is answered is checked at the call.  A call that does not fit takes
+the ordinary path, which computes its result as always; nothing is
+guessed.  The values are the ordinary ones:
 the kernel pushes with the plain push's loop and compares as
 ``ewise_union``'s comparison does.  ``gb.stats`` counts ``vxm:speculated``
 / ``mxv:speculated``, ``ewise_union:speculated``, ``apply:speculated`` and
