@@ -465,3 +465,31 @@ def test_read_rounds_without_the_push_plan(monkeypatch):
         both(weighted(grid(30, weights=3, seed=2), "cpu"), 0, be, read=True)
     finally:
         be.relax = saved
+
+
+def test_out_of_memory_in_the_kernel_run(monkeypatch):
+    """An allocation failure inside the kernel run: the library's
+    OutOfMemory naming the vxm, the distances unchanged, the push's
+    accumulator left clear for the next push (which then gives the right
+    result)."""
+    from graphblast_py.backend.cpu import relax as kernel
+    be = backend.get("cpu")
+    saved = be.relax
+    real = kernel._relax
+
+    def failing(*args):
+        outp = args[13]
+        outp[:7] = True                         # a round under way
+        raise MemoryError("no room")
+    try:
+        be.relax = True
+        S = grid(25)
+        A = weighted(S, "cpu")
+        monkeypatch.setattr(kernel, "_relax", failing)
+        with pytest.raises(gb.OutOfMemory, match=r"^Vector\.vxm"):
+            gb.algorithms.sssp(A, 0)
+        assert not be._push_workspace(A.nrows, np.dtype(np.float64))[1].any()
+        monkeypatch.setattr(kernel, "_relax", real)
+        check_dist(gb.algorithms.sssp(A, 0), S, 0)
+    finally:
+        be.relax = saved

@@ -106,9 +106,13 @@ def relax_rounds(indptr, indices, pvals, read_p, fidx, fvals, dvals, dpres, defa
     n = dvals.shape[0]
     if cap is None:
         cap = n + 1024                  # (pages are touched only as they fill)
-    fk, fv, tn, foff, complete = _relax(
-        indptr, indices, pvals, bool(read_p), np.ascontiguousarray(fidx, dtype=np.int64),
-        fvals, dv, dp, dvals.dtype.type(default), bool(swap), np.int64(small),
-        np.int64(max(1, max_rounds)), outv, outp, touched, np.empty(cap, np.int64),
-        np.empty(cap, dvals.dtype))
+    try:
+        fk, fv, tn, foff, complete = _relax(
+            indptr, indices, pvals, bool(read_p), np.ascontiguousarray(fidx, dtype=np.int64),
+            fvals, dv, dp, dvals.dtype.type(default), bool(swap), np.int64(small),
+            np.int64(max(1, max_rounds)), outv, outp, touched, np.empty(cap, np.int64),
+            np.empty(cap, dvals.dtype))
+    except MemoryError:
+        outp[:] = False         # (a round's flags may be set: the push's next user needs none)
+        raise
     return fk, fv, tn.tolist(), foff.tolist(), bool(complete)
