@@ -828,3 +828,37 @@ def test_out_of_memory_in_lazy_transpose_names_the_step(monkeypatch):
     assert snapshot(B) == before
     r, c, v = T.to_coo()
     assert (list(r), list(c), list(v)) == ([1, 2], [0, 1], [1.0, 1.0])
+
+
+@pytest.mark.parametrize("kernel", ["push_collect", "push"])
+def test_out_of_memory_in_a_cpu_push_leaves_its_workspace_clear(monkeypatch, kernel):
+    """The CPU push keeps a per-thread accumulator whose flags it clears
+    after each push; an allocation failure in the kernel or its collection
+    (after the flags are set) clears them whole before it propagates, so the
+    next push in the thread is right (a stale flag would merge into the old
+    value and drop the entry from the result)."""
+    import scipy.sparse as sp
+    from graphblast_py.backend.cpu import backend as cpu_backend
+    from graphblast_py.device import backend_for
+    be = backend_for("cpu")
+    cpu_backend._kernels()                      # the kernels module, loaded
+    km = cpu_backend._kernel_module
+    real = getattr(km, kernel)
+    S = sp.random(300, 300, density=0.02, format="csr", random_state=3)
+    A = gb.Matrix.from_scipy(S, device="cpu")
+    u = gb.Vector.from_coo([1, 7, 40], [1.0, 2.0, 3.0], size=300, device="cpu")
+    want = u.vxm(A, gb.semiring.min_plus)
+
+    def failing(*args):
+        outp = args[-2] if kernel == "push" else args[-3]
+        outp[:50] = True
+        raise MemoryError("no room")
+    monkeypatch.setattr(km, kernel, failing)
+    if kernel == "push":                        # (the general push: no one-call plan)
+        monkeypatch.setattr(cpu_backend, "PUSH_SORT_KERNEL", False)
+    with pytest.raises(gb.OutOfMemory, match=r"^Vector\.vxm"):
+        u.vxm(A, gb.semiring.min_plus)
+    assert not be._push_workspace(300, np.dtype(np.float64))[1].any()
+    monkeypatch.setattr(km, kernel, real)
+    got = u.vxm(A, gb.semiring.min_plus)
+    assert got.isequal(want)

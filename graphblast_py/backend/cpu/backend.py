@@ -58,6 +58,13 @@ _BOOL = np.dtype(bool)
 _placeholders = {}
 
 
+def _clear_flags(flags):
+    """Clear a per-thread push accumulator's flags after a failure (an
+    allocation inside the kernel or the collection): the next push in the
+    thread reads them as "touched"."""
+    flags[:] = False
+
+
 def _placeholder(dt):
     """A 1-element array the kernels get for an operand they never read (flag
     off); shared, so a call allocates none.  Kernels never write to it."""
@@ -629,15 +636,29 @@ class CPUBackend(ArrayBackend):
                                        structure_only=structure_only, a_iso=a_iso)
         a = self._operand(pvals, ra, cd) if a_iso is None else self._iso_operand(a_iso, cd)
         xv = self._operand(xvals, True, cd) if rx else np.zeros(xidx.shape[0], dtype=cd)
-        # the predefined kernels never raise: their dense accumulator is a
-        # per-thread workspace, cleared at the touched positions after use
-        # (a BFS level on a grid touches a few dozen of n outputs); a user
-        # operator may raise mid-way, so its kernel gets fresh arrays
+        # the predefined kernels raise nothing but an allocation failure
+        # (after which the flags are cleared whole): their dense accumulator
+        # is a per-thread workspace, cleared at the touched positions after
+        # use (a BFS level on a grid touches a few dozen of n outputs); a
+        # user operator may raise mid-way, so its kernel gets fresh arrays
         ws = self._push_workspace(n_out, out_dtype) if k is _kernel_module else None
         outv, outp, touched = ws if ws is not None else (
             np.zeros(n_out, dtype=out_dtype), np.zeros(n_out, dtype=bool),
             np.empty(n_out, dtype=np.int64))
         read_a = bool(ra and pvals is not None)
+        try:
+            return self._push_collect(k, indptr, indices, a, read_a, keep, xidx, xv, allowed,
+                                      semiring, swap, outv, outp, touched, ws, n_out)
+        except MemoryError:
+            if ws is not None:
+                _clear_flags(outp)
+            raise
+
+    def _push_collect(self, k, indptr, indices, a, read_a, keep, xidx, xv, allowed, semiring,
+                      swap, outv, outp, touched, ws, n_out):
+        """:meth:`spmspv_push`'s kernel call and the collection of its
+        result (the accumulator's flags cleared where it is the thread's
+        workspace ``ws``)."""
         nt = k.push(indptr, indices, a, read_a, keep, self._sink, xidx, xv,
                     allowed if allowed is not None else _placeholder(_BOOL),
                     allowed is not None, semiring.monoid.opcode, semiring.mult.opcode,
@@ -716,8 +737,13 @@ class CPUBackend(ArrayBackend):
             a = operand(P[2], ra, cd) if iso is None else iso
             xv = operand(xvals, True, cd) if rx else np.zeros(xidx.shape[0], dtype=cd)
             outv, outp, touched = self._push_workspace(n_out, out_dtype)
-            r = k.push_collect(P[0], P[1], a, read_a, sink, xidx, xv, noflags, addop, multop,
-                               swap, is_any, outv, outp, touched, PUSH_SCAN_FRACTION)
+            try:
+                r = k.push_collect(P[0], P[1], a, read_a, sink, xidx, xv, noflags, addop,
+                                   multop, swap, is_any, outv, outp, touched,
+                                   PUSH_SCAN_FRACTION)
+            except MemoryError:
+                _clear_flags(outp)
+                raise
             self.last_kernel = ("push", read_a, None, False)
             return r
         return run

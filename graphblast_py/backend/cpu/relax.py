@@ -113,6 +113,6 @@ def relax_rounds(indptr, indices, pvals, read_p, fidx, fvals, dvals, dpres, defa
             np.int64(max(1, max_rounds)), outv, outp, touched, np.empty(cap, np.int64),
             np.empty(cap, dvals.dtype))
     except MemoryError:
-        outp[:] = False         # (a round's flags may be set: the push's next user needs none)
+        outp[:] = False         # (a round's flags may be set: the next push reads them)
         raise
     return fk, fv, tn.tolist(), foff.tolist(), bool(complete)
