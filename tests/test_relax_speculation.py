@@ -493,3 +493,25 @@ def test_out_of_memory_in_the_kernel_run(monkeypatch):
         check_dist(gb.algorithms.sssp(A, 0), S, 0)
     finally:
         be.relax = saved
+
+
+def test_distances_read_every_round(device, be):
+    """Reading the distances mid-run (their pending copies carried out each
+    time) changes no result and does not end the chain."""
+    S = grid(30, weights=3, seed=4)
+    seen = []
+
+    def read(k, dist, f, A):
+        seen.append((be.relax, coo(dist)))
+        assert dist.nvals == coo(dist)[0].shape[0]
+    d, counts = both(lambda: weighted(S, device), 0, be, perturb=read)
+    off = [c for on, c in seen if not on]
+    on = [c for on, c in seen if on]
+    assert len(off) == len(on)
+    for x, y in zip(off, on):
+        np.testing.assert_array_equal(x[0], y[0])
+        np.testing.assert_array_equal(x[1], y[1])
+    check_dist(d, S, 0)
+    if type(be).relax:
+        _, plain = both(lambda: weighted(S, device), 0, be)
+        assert counts.get(("assign", "speculated"), 0) == plain.get(("assign", "speculated")) > 0
