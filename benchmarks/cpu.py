@@ -8,8 +8,9 @@ ours / baseline (below 1: faster than the baseline).
   the masked plus_pair L L' product and a reduce) and one PageRank SpMV
   (``w A`` over plus_times on a dense w; python-graphblas's vxm, SciPy's
   ``A.T @ w``).
-* Grids (``--grids``): BFS, SSSP (unit weights) and connected components
-  against SciPy's csgraph (breadth_first_order, dijkstra, connected_components).
+* Grids (``--grids``): BFS, SSSP (unit weights; also with round speculation
+  switched off) and connected components against SciPy's csgraph
+  (breadth_first_order, dijkstra, connected_components).
 * ``--levels``: per BFS level, push and pull forced, and what ``auto``
   chooses (the calibration of the CPU's direction cost model).
 
@@ -147,6 +148,14 @@ def grid_rows(k, repeats):
         raise SystemExit("SSSP differs")
     t_sp = timed(lambda: csgraph.dijkstra(Sw, directed=True, indices=0), repeats)
     row("SSSP", timed(lambda: gb.algorithms.sssp(W, 0), repeats), [("SciPy", t_sp)])
+    be = gb.backend.get("cpu")
+    if be.relax:                   # the same without round speculation (docs/operations.md)
+        be.relax = False
+        try:
+            row("SSSP, relax off", timed(lambda: gb.algorithms.sssp(W, 0), repeats),
+                [("SciPy", t_sp)])
+        finally:
+            be.relax = True
     t_sp = timed(lambda: csgraph.connected_components(S, directed=False), repeats)
     row("connected components", timed(lambda: gb.algorithms.connected_components(A), repeats),
         [("SciPy", t_sp)])
