@@ -14,8 +14,8 @@ apply identity under b.V, assign under f.S) answered from one kernel run.
   off give the same results;
 * algorithms.sssp: a reachable negative cycle still raises NegativeCycle;
 * gb.stats: a kernel run and answered calls on a grid, none when off;
-* the kernel against a plain Python model of the rounds, its output arrays
-  grown from one entry, stopped by ``small`` and by the round limit;
+* the kernel against a plain Python model of the rounds, stopped by
+  ``small``, by the round limit and by the room in its output arrays;
 * Hypothesis: random weighted graphs and sources, on against off.
 """
 import math
@@ -374,7 +374,7 @@ def test_switch_off(device, be):
 
 
 # ---------------------------------------------------------------- the kernel
-def _model(S, fidx, fvals, dvals, dpres, default, small, max_rounds):
+def _model(S, fidx, fvals, dvals, dpres, default, small, max_rounds, cap):
     """The rounds in plain Python: (fk, fv, tn, foff, complete)."""
     S = sp.csr_matrix(S)
     dv, dp = dvals.copy(), dpres.copy()
@@ -388,6 +388,8 @@ def _model(S, fidx, fvals, dvals, dpres, default, small, max_rounds):
                 j, w = S.indices[p], S.data[p]
                 x = f[i] + w
                 t[j] = min(t[j], x) if j in t else x
+        if len(fk) + len(t) > cap:
+            break                               # f' might not fit
         tn.append(len(t))
         nf = {j: x for j, x in t.items() if x < (dv[j] if dp[j] else default)}
         for j in sorted(nf):
@@ -404,8 +406,10 @@ def _model(S, fidx, fvals, dvals, dpres, default, small, max_rounds):
     return fk, fv, tn, foff, complete
 
 
-@pytest.mark.parametrize("small,max_rounds", [(10**6, 10**6), (5, 10**6), (10**6, 7)])
-def test_kernel_against_model(small, max_rounds):
+@pytest.mark.parametrize("small,max_rounds,cap", [(10**6, 10**6, None), (5, 10**6, None),
+                                                  (10**6, 7, None), (10**6, 10**6, 300),
+                                                  (10**6, 10**6, 100)])
+def test_kernel_against_model(small, max_rounds, cap):
     from graphblast_py.backend.cpu.relax import relax_rounds
     rng = np.random.default_rng(11)
     n = 150
@@ -421,8 +425,11 @@ def test_kernel_against_model(small, max_rounds):
     ws = (np.zeros(n), np.zeros(n, bool), np.empty(n, np.int64))
     dws = (np.empty(n), np.empty(n, bool))
     got = relax_rounds(S.indptr, S.indices, S.data, True, fidx, fvals, dvals, dpres, math.inf,
-                       True, small, max_rounds, ws, dws, cap=1)
-    want = _model(S, fidx, fvals, dvals, dpres, math.inf, small, max_rounds)
+                       True, small, max_rounds, ws, dws, cap=cap)
+    want = _model(S, fidx, fvals, dvals, dpres, math.inf, small, max_rounds,
+                  n + 1024 if cap is None else cap)
+    if cap is not None:
+        assert not want[4] and len(want[2]) > 1      # stopped early by the room, not at 0
     fk, fv, tn, foff, complete = got
     assert tn == want[2] and foff == want[3] and complete == want[4]
     np.testing.assert_array_equal(fk[:foff[-1]], want[0])
@@ -515,3 +522,27 @@ def test_distances_read_every_round(device, be):
     if type(be).relax:
         _, plain = both(lambda: weighted(S, device), 0, be)
         assert counts.get(("assign", "speculated"), 0) == plain.get(("assign", "speculated")) > 0
+
+
+@pytest.mark.parametrize("cap", [0, 60])
+def test_runs_stopped_by_their_room(monkeypatch, cap):
+    """Kernel runs whose output arrays are small (cap 60: each run stops
+    before a round that might not fit, and later rounds start new runs;
+    cap 0: no round fits, every call takes the ordinary path): the same
+    rounds and distances as with the speculation off."""
+    from graphblast_py.backend.cpu import relax as kernel
+    be = backend.get("cpu")
+    saved = be.relax
+    real = kernel.relax_rounds
+    monkeypatch.setattr(kernel, "relax_rounds", lambda *a, **k: real(*a, cap=cap))
+    try:
+        S = grid(30, weights=3, seed=4)
+        d, counts = both(weighted(S, "cpu"), 0, be)
+        check_dist(d, S, 0)
+        runs = counts.get(("relaxation", "launched"), 0)
+        if cap:
+            assert runs >= 3 and counts.get(("assign", "speculated"), 0) > 0
+        else:
+            assert runs == 0 and counts.get(("vxm", "speculated"), 0) == 0
+    finally:
+        be.relax = saved

@@ -225,8 +225,8 @@ def product(what, A, u, semiring, swap):
         f0 = (u._idx, u._vals)
         got = be.relax_rounds(P, semiring, out_dtype, a_iso, swap, f0, d._dense(lend=True),
                               r.default, small, min(be.relax_limit, n))
-        if got is None:
-            return None
+        if got is None or not got[2]:
+            return None                 # (no round fitted: the ordinary path)
         R = _Rounds(be, got, d, r.default, f0, P, run if callable(run) else None, semiring,
                     swap, out_dtype, a_iso)
         stats.record("relaxation", "launched", rounds=R.nr, complete=R.complete)

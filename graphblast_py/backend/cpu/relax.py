@@ -21,17 +21,6 @@ from .traverse import sort_nearly_sorted
 
 
 @njit(cache=True, nogil=True)
-def _grow(a, need):
-    """``a`` itself when it holds ``need`` entries, else a copy twice as long
-    (at least ``need``) with a's entries."""
-    if need <= a.shape[0]:
-        return a
-    b = np.empty(max(need, 2 * a.shape[0]), a.dtype)
-    b[:a.shape[0]] = a
-    return b
-
-
-@njit(cache=True, nogil=True)
 def _relax(indptr, indices, pvals, read_p, fidx, fvals, dv, dp, default, swap, small,
            max_rounds, outv, outp, touched, fk, fv):   # pragma: no cover
     sink = np.zeros(1, np.bool_)
@@ -46,9 +35,10 @@ def _relax(indptr, indices, pvals, read_p, fidx, fvals, dv, dp, default, swap, s
     while nr < max_rounds:
         nt = _push_loop(indptr, indices, pvals, read_p, False, sink, xidx, xvals, noflags,
                         False, _op(2), _op(1), swap, False, outv, outp, touched, _prod, _sum)
-        # (the frontier, a slice of the old fk, keeps that array alive)
-        fk = _grow(fk, fpos + nt)
-        fv = _grow(fv, fpos + nt)
+        if fpos + nt > fk.shape[0]:
+            for q in range(nt):         # f' might not fit: the round is dropped, a
+                outp[touched[q]] = False    # later run goes on from here
+            break
         f0 = fpos
         for q in range(nt):             # t's entries that improve on d: f'
             j = touched[q]
@@ -89,13 +79,17 @@ def relax_rounds(indptr, indices, pvals, read_p, fidx, fvals, dvals, dpres, defa
     its entries are the push of the round before's ``f'``, and ``b`` is
     true exactly at the keys of ``f'``.  Stops after a round whose ``f'`` is
     empty (``complete``: every later round is empty), has more than
-    ``small`` entries, or after ``max_rounds`` rounds.  ``pvals``/``fvals``/
+    ``small`` entries, or after ``max_rounds`` rounds, and before a round
+    whose ``f'`` might not fit the output arrays (its ``t`` larger than the
+    room left; possibly before any round).  ``pvals``/``fvals``/
     ``dvals`` of one type, ``pvals`` a 1-element array when not read
     (``read_p`` False: an iso matrix).  ``workspace``: the push's
     accumulator (values, flags all False, touched), left as it was found;
     ``dist_workspace``: two arrays of the distances' length and types that
     take the working distances.  ``cap``: the entries the output arrays
-    hold at first (they grow as needed)."""
+    hold (default n + 1024: every vertex improving once, as on a graph of
+    equal weights; a run on other weights may stop early and a later run go
+    on)."""
     dv, dp = dist_workspace
     dv[:] = dvals
     if dpres is None:
