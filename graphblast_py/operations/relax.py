@@ -25,7 +25,8 @@ entries), the ``vxm`` of the next round runs the backend's ``relax_rounds``
 kernel from ``f`` and the distances: all later rounds' ``f`` (the
 entries of the plain push's ``t`` that improve on the distances as they
 stand at that round) and the size of each ``t``, until a round whose ``f``
-is empty, a round with a big ``f`` or ``relax_limit`` rounds.  Then each
+is empty, a round with a big ``f``, ``relax_limit`` rounds or before a
+round whose ``f`` might not fit the run's arrays.  Then each
 call of a following round is *answered*, with the record of its round:
 ``f`` as a slice of the run's arrays, ``t`` and ``b`` as pending stores of
 known size (``Vector._set_lazy``), computed only when someone reads their
