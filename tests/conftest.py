@@ -68,14 +68,20 @@ def _no_leftover_method_patches():
     the same for a class constant patched on the instance (``KRON_CHUNK``)."""
     yield
     for be in list(backend._backends.values()):
-        own = vars(be)
-        for name, value in list(own.items()):
-            on_class = getattr(type(be), name, _MISSING)
-            if on_class is _MISSING:
-                continue
-            if value is on_class or (getattr(value, "__self__", None) is be
-                                     and getattr(value, "__func__", None) is on_class):
-                del own[name]
+        drop_leftover_patches(be)
+
+
+def drop_leftover_patches(obj):
+    """Delete from ``obj``'s ``__dict__`` what only repeats its class: a
+    bound method of the class's own function, or the class's own value."""
+    own = vars(obj)
+    for name, value in list(own.items()):
+        on_class = getattr(type(obj), name, _MISSING)
+        if on_class is _MISSING:
+            continue
+        if value is on_class or (getattr(value, "__self__", None) is obj
+                                 and getattr(value, "__func__", None) is on_class):
+            del own[name]
 
 
 @pytest.fixture(params=["cpu", pytest.param("gpu", marks=pytest.mark.gpu)])
