@@ -57,6 +57,7 @@ SUITES = {
     "io": ["tests/test_io.py"],
     "alg": ["tests/test_alg_families.py", "tests/test_alg_traversal.py",
             "tests/test_alg_pagerank_tc.py"],
+    "relax": ["tests/test_relax_speculation.py"],
 }
 
 # A pytest plugin written into the copy: the "ci" Hypothesis profile (the same
@@ -270,6 +271,32 @@ MUTATIONS = [
     ("h-tc-per-vertex-axis", ALG + "triangle_count.py",
      "D.reduce_rowwise(monoid.plus, accum=binary.plus, out=t)",
      "D.reduce_columnwise(monoid.plus, accum=binary.plus, out=t)", "alg"),
+    # ------------------------------------------------------------ round speculation
+    # (operations/relax.py, backend/cpu/relax.py: each answered call's own
+    # checks, and the kernel's recurrence)
+    ("relax-compare-ignores-distances", OPS + "relax.py",
+     "if b.__class__ is not Vector or b._ver != R.d_ver or b.dtype != a.dtype:",
+     "if b.__class__ is not Vector or b.dtype != a.dtype:", "relax"),
+    ("relax-compare-any-default", OPS + "relax.py",
+     "if not rd == R.default:", "if False:", "relax"),
+    ("relax-compare-any-comparison", OPS + "relax.py",
+     'or mask.complement or op.name != "lt" or op.is_user):\n        return None\n    R = r.rounds',
+     "or mask.complement or op.is_user):\n        return None\n    R = r.rounds", "relax"),
+    ("relax-product-ignores-matrix", OPS + "relax.py",
+     "A.__class__ is not Matrix or r.a_tok is not _token(A)",
+     "A.__class__ is not Matrix", "relax"),
+    ("relax-product-any-record", OPS + "relax.py",
+     'r = _rec(u, "f")', "r = u._spec", "relax"),
+    ("relax-product-past-the-run", OPS + "relax.py",
+     "if R is not None and r.k < R.nr:", "if R is not None and r.k <= R.nr:", "relax"),
+    ("relax-select-any-record", OPS + "relax.py",
+     'r = _rec(x, "t")\n    if (r is None or r.rounds is None',
+     "r = x._spec\n    if (r is None or r.rounds is None", "relax"),
+    ("relax-kernel-le", CPU + "relax.py", "if outv[j] < y:", "if outv[j] <= y:", "relax"),
+    ("relax-kernel-distances-kept", CPU + "relax.py",
+     "fv[q] = x\n            dv[j] = x\n", "fv[q] = x\n", "relax"),
+    ("relax-kernel-dropped-round-flags", CPU + "relax.py",
+     "outp[touched[q]] = False    # later run", "pass    # later run", "relax"),
 ]
 
 
