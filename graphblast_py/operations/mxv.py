@@ -96,6 +96,8 @@ def _matvec(what, A, u, semiring, mask, accum, replace, out, direction, pull_inp
             return r
     if not defaults:
         _check_switches(what, structure_only, mask_first, early_exit)
+    plain = (mask is None and out is None and accum is None and defaults and replace is False
+             and pull_input is None and direction.__class__ is str and direction == "auto")
     semiring = as_semiring(semiring, what)
     if not isinstance(A, Matrix) or not isinstance(u, Vector):
         raise InvalidValue(f"{what}: expected a Matrix and a Vector, got {type(A).__name__} and "
@@ -186,6 +188,10 @@ def _matvec(what, A, u, semiring, mask, accum, replace, out, direction, pull_inp
                  masked=kmask is not None)
     if link is not None:
         speculate.end(out, mask.parent, link)
+    elif plain and be.relax:
+        # a plain product the plain push did not take (the GPU's, a pull):
+        # a round of a shortest-path chain all the same (operations/relax.py)
+        relax.note_product(A, u, semiring, swap, out)
     return out
 
 

@@ -54,8 +54,9 @@ the kernel pushes with the plain push's loop and compares as
 ``ewise_union``'s comparison does.  ``gb.stats`` counts ``vxm:speculated``
 / ``mxv:speculated``, ``ewise_union:speculated``, ``apply:speculated`` and
 ``assign:speculated`` per answered call and ``relaxation:launched`` per
-kernel run; a backend's ``relax = False`` switches it off (the GPU has no
-kernel for it).
+kernel run; a backend's ``relax = False`` switches it off.  The GPU's
+kernel (backend/gpu/relax.py) is written but not yet run on a GPU: its
+``relax`` is False until its tests pass there.
 """
 import weakref
 
@@ -213,17 +214,26 @@ def product(what, A, u, semiring, swap):
         streak = _chained(u) + 1
         nv = u._nvals_known()
         small = max(MIN_SMALL, n // SMALL)
-        if streak < AFTER or nv is None or nv > small or u._form != "sparse" or A.ncols != n:
+        if streak < AFTER or nv is None or nv > small or A.ncols != n:
             return None
-        plan = A._derived.get(("plain", swap, semiring, u.dtype))
         d = r.d_ref()
-        if plan is None or d is None or d.dtype != u.dtype or d._be is not be:
+        if d is None or d.dtype != u.dtype or d._be is not be:
             return None
-        out_dtype, reads_a, a_iso, run = plan[0], plan[1], plan[2], plan[-1]
+        # the product's type and operands as the ordinary path works them out
+        # (structure only: an iso matrix's one value); the plain push's
+        # one-call kernel, where it made one, computes a t that is read
+        out_dtype = dtypes.lookup(semiring.out_dtype(*((u.dtype, A.dtype) if swap
+                                                       else (A.dtype, u.dtype))))
         if out_dtype != u.dtype:
             return None
+        reads_a = semiring.mult.reads_y if swap else semiring.mult.reads_x
+        a_iso = A.iso_value if reads_a else None
+        if a_iso is not None:
+            reads_a = False
+        plan = A._derived.get(("plain", swap, semiring, u.dtype))
+        run = plan[-1] if plan is not None else None
         P = A._csr(reads_a) if swap else A._csc_arrays(reads_a)
-        f0 = (u._idx, u._vals)
+        f0 = u._sparse()                # (a dense frontier -- the GPU's -- by its positions)
         got = be.relax_rounds(P, semiring, out_dtype, a_iso, swap, f0, d._dense(lend=True),
                               r.default, small, min(be.relax_limit, n))
         if got is None or not got[2]:

@@ -197,6 +197,33 @@ class GPUBackend(ArrayBackend):
     speculate_capacity = 1 << 15
     speculate_levels = 8192
 
+    # round speculation (operations/relax.py): a persistent one-block kernel
+    # (gpu/relax.py).  Off: written and compiled (nvcc, sm_90) but not yet
+    # run on a GPU -- tests/test_relax_speculation.py's GPU cases switch it
+    # on (``backend.get("gpu").relax = True``); at most relax_limit rounds a
+    # run, their sizes and offsets back in one copy
+    relax = False
+    relax_limit = 8192
+
+    def relax_rounds(self, P, semiring, out_dtype, a_iso, swap, frontier, dist, default, small,
+                     max_rounds):
+        """The rounds of the frontier Bellman-Ford recurrence after
+        ``frontier`` (see gpu/relax.py); None for what the kernel does not
+        compute (a user operator, another semiring than min_plus, a type
+        without the atomic combine, the frontier's or distances' type not
+        the output's)."""
+        fidx, fvals = frontier
+        dvals, _ = dist
+        out_dtype = np.dtype(out_dtype)
+        if (semiring.is_user or semiring.monoid.name != "min" or semiring.mult.name != "plus"
+                or fvals.dtype != out_dtype or dvals.dtype != out_dtype
+                or not K.atomic_ok(out_dtype)):
+            return None
+        from .relax import relax_rounds
+        with _OOM("a run of shortest-path rounds", dvals.shape[0]):
+            return relax_rounds(self, P, semiring, out_dtype, a_iso, swap, frontier, dist,
+                                default, small, max_rounds)
+
     def traverse(self, indptr, indices, frontier, visited, capacity, max_levels,
                  parents=False):
         """Every later level of a plain BFS (see gpu/traverse.py)."""
