@@ -1,9 +1,11 @@
 """Traversal speculation on high-diameter graphs: BFS on k x k grids with the
 speculation on and off (``backend.speculate``), for algorithms.bfs and the
 README's own loop, against SciPy's csgraph.breadth_first_order (CPU) or the
-hand-written CuPy BFS of benchmarks/cupy_baselines.py (GPU), in one run.
-Prints the median ms of ``--repeats`` runs (after one warm-up run) and the
-traversal kernels launched per BFS.
+hand-written CuPy BFS of benchmarks/cupy_baselines.py (GPU), in one run; and
+algorithms.sssp with round speculation on and off (``backend.relax``,
+switched on for the run on either device) against SciPy's Dijkstra on the
+host.  Prints the median ms of ``--repeats`` runs (after one warm-up run)
+and the kernels launched per call (traversals, or relaxation runs).
 
     python3 benchmarks/traversal.py [--device cpu|gpu] [--grids 300 1000] [--repeats 5]
                                     [--profile]
@@ -67,22 +69,31 @@ def main(argv=None):
             ip, ix, _ = A._csr(False)
             t_base, _ = timed(lambda: cb.bfs_levels(ip, ix, src), args.repeats, sync)
             base = "cupy"
-        for work, fn in (("bfs", lambda: gb.algorithms.bfs(A, src)),
-                         ("readme", lambda: readme_loop(A, src))):
-            saved = be.speculate
+        Sw = A.to_scipy()
+        Sw = (Sw.get() if hasattr(Sw, "get") else Sw).astype(np.float64)
+        t_dij, _ = timed(lambda: csgraph.dijkstra(Sw, directed=True, indices=src),
+                         args.repeats, lambda: None)
+        for work, fn, switch, key, t_ref, ref in (
+                ("bfs", lambda: gb.algorithms.bfs(A, src), "speculate", "traversal:launched",
+                 t_base, base),
+                ("readme", lambda: readme_loop(A, src), "speculate", "traversal:launched",
+                 t_base, base),
+                ("sssp", lambda: gb.algorithms.sssp(A, src), "relax", "relaxation:launched",
+                 t_dij, "scipy")):
+            saved = getattr(be, switch)
             try:
-                be.speculate = True
+                setattr(be, switch, True)
                 gb.stats.reset()
                 t_on, lv_on = timed(fn, args.repeats, sync)
-                launches = gb.stats()["counts"].get("traversal:launched", 0) // (args.repeats + 1)
-                be.speculate = False
+                launches = gb.stats()["counts"].get(key, 0) // (args.repeats + 1)
+                setattr(be, switch, False)
                 t_off, lv_off = timed(fn, args.off_repeats, sync)
             finally:
-                be.speculate = saved
+                setattr(be, switch, saved)
             assert lv_on.isequal(lv_off), "speculation changed the result"
             levels = int(np.max(be.to_host(lv_on.to_coo()[1]))) + 1
             print(f"grid{k}x{k:<6} {levels:>6} {work:<10} {t_on:>10.2f} {t_off:>11.2f} "
-                  f"{t_base:>8.2f} {base:<2} {t_on / t_base:>8.1f} {launches:>8}")
+                  f"{t_ref:>8.2f} {ref:<2} {t_on / t_ref:>8.1f} {launches:>8}")
     if args.profile:
         profile(A, src, sync)
     for scale in args.profile_kron:
