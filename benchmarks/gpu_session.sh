@@ -46,7 +46,8 @@ python3 -c "import cupy; print('cupy', cupy.__version__)" | tee -a "$OUT/run.log
 #   distcpu   benchmarks/dist_spmd.py --device cpu on 1 and 2 single-threaded processes
 #   eig1000   eigvalsh top 6 on the 1000^2 grid alone (cupyx eigsh left out: 68 s)
 #   seed5     benchmarks/fglt_seed.py: 5-orbit FGLT on graphs shaped as the FGLT seed's
-#   traversal benchmarks/traversal.py: grid BFS with traversal speculation on and off
+#   traversal benchmarks/traversal.py: grid BFS with traversal speculation on and off,
+#             and SSSP with round speculation on and off (the GPU relax kernel)
 #   host      benchmarks/host_overhead.py --profile: host cost of one small operation
 STEPS=" ${STEPS:-tests default kron22 grid1000 ablation spectral} "
 has() { [[ "$STEPS" == *" $1 "* ]]; }
