@@ -277,6 +277,8 @@ MUTATIONS = [
     ("relax-compare-ignores-distances", OPS + "relax.py",
      "if b.__class__ is not Vector or b._ver != R.d_ver or b.dtype != a.dtype:",
      "if b.__class__ is not Vector or b.dtype != a.dtype:", "relax"),
+    ("relax-compare-any-round", OPS + "relax.py",
+     "b._ver != R.d_ver or R.d_round != r.k - 1", "b._ver != R.d_ver", "relax"),
     ("relax-compare-any-default", OPS + "relax.py",
      "if not rd == R.default:", "if False:", "relax"),
     ("relax-compare-any-comparison", OPS + "relax.py",

@@ -54,6 +54,13 @@ def apply(x, op, *, left=None, right=None, thunk=None, mask=None, accum=None, re
         # -- the operator on x's values, the entries where m is truthy --
         # without its set-up (every check it makes would pass: a predefined
         # unary operator, a Vector mask of x's size on x's device)
+        if x._spec is not None:
+            # a round of a shortest-path chain a kernel run already answers
+            # (operations/relax.py: the mask is then the run's comparison of
+            # x, so a Vector of x's size on x's device)
+            r = relax.select(x, op, mask.parent)
+            if r is not None:
+                return r
         r = _unary_at_own_value_mask(x, op, mask.parent)
         if r is not None:
             return r
@@ -136,12 +143,6 @@ def _unary_at_own_value_mask(x, op, m):
     for it (``compress_truthy``); None where that does not hold."""
     if m.__class__ is not Vector or m._be is not x._be or m.size != x.size:
         return None
-    if x._spec is not None:
-        # a round of a shortest-path chain a kernel run already answers
-        # (operations/relax.py)
-        f = relax.select(x, op, m)
-        if f is not None:
-            return f
     kx = x._idx
     own = m._values_at_own_keys(kx)
     if own is None:

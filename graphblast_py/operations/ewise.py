@@ -245,6 +245,13 @@ def ewise_union(a, b, op, left_default, right_default, *, mask=None, accum=None,
             and mask.structure and not mask.complement and op.__class__ is BinaryOp
             and left_default.__class__ in PY_NUMBERS and right_default.__class__ in PY_NUMBERS
             and a.__class__ is Vector and b.__class__ is Vector):
+        if a._spec is not None:
+            # a round of a shortest-path chain a kernel run already answers
+            # (operations/relax.py: b is then the run's distances, so on a's
+            # device and of its size -- what the checks below would test)
+            r = relax.compare(a, b, op, left_default, right_default, mask)
+            if r is not None:
+                return r
         r = _compare_at_own_mask(a, b, op, left_default, right_default, mask)
         if r is not None:
             return r
@@ -306,12 +313,6 @@ def _compare_at_own_mask(a, b, op, left_default, right_default, mask):
             or (x is not a and x is not b) or x._form != "sparse"
             or x._nvals_estimate() >= DENSE_FRACTION * x.size):
         return None
-    if a._spec is not None:
-        # a round of a shortest-path chain a kernel run already answers
-        # (operations/relax.py)
-        w = relax.compare(a, b, op, left_default, right_default, mask)
-        if w is not None:
-            return w
     ld = dtypes.cast_scalar(left_default, a.dtype, "ewise_union: left_default")
     rd = dtypes.cast_scalar(right_default, b.dtype, "ewise_union: right_default")
     T = _compare_union_at(be, op, a, b, mask, x._idx, ld, rd)

@@ -87,14 +87,17 @@ class _Rounds:
     computes a ``t`` (the matrix's arrays at the start: a Matrix never
     writes its arrays in place)."""
 
-    __slots__ = ("fk", "fv", "tn", "foff", "nr", "complete", "d_ver", "d_ref", "default", "be",
-                 "n", "f0", "P", "run", "semiring", "swap", "out_dtype", "a_iso", "defaults")
+    __slots__ = ("fk", "fv", "tn", "foff", "nr", "complete", "d_ver", "d_round", "d_ref",
+                 "default", "be", "n", "f0", "P", "run", "semiring", "swap", "out_dtype",
+                 "a_iso", "defaults")
 
     def __init__(self, be, got, d, default, f0, P, run, semiring, swap, out_dtype, a_iso):
         self.fk, self.fv, self.tn, self.foff, self.complete = got
         self.nr = len(self.tn)
         self.be, self.default, self.f0, self.n = be, default, f0, d.size
-        self.d_ref, self.d_ver = weakref.ref(d), d._ver
+        # the distances' stamp after the assign of round d_round's f (0: as
+        # the run started): round k's comparison reads them only at k - 1
+        self.d_ref, self.d_ver, self.d_round = weakref.ref(d), d._ver, 0
         self.P, self.run, self.semiring, self.swap = P, run, semiring, swap
         self.out_dtype, self.a_iso = out_dtype, a_iso
         # the last (left, right) defaults an answered comparison checked, and
@@ -158,10 +161,11 @@ class _Rec:
                  "t_ver", "default", "rounds", "k")
     trav = None             # (not a traversal link: operations/speculate.py)
 
-    def __init__(self, kind, ver, a_tok, swap, semiring, streak, rounds=None, k=0):
+    def __init__(self, kind, ver, a_tok, swap, semiring, streak, rounds=None, k=0, d_ref=None,
+                 d_ver=None, t_ver=None, default=None):
         self.kind, self.ver, self.a_tok, self.swap, self.semiring = kind, ver, a_tok, swap, semiring
         self.streak, self.rounds, self.k = streak, rounds, k
-        self.d_ref = self.d_ver = self.t_ver = self.default = None
+        self.d_ref, self.d_ver, self.t_ver, self.default = d_ref, d_ver, t_ver, default
 
 
 def _rec(v, kind):
@@ -269,7 +273,8 @@ def compare(a, b, op, left_default, right_default, mask):
             or mask.complement or op.name != "lt" or op.is_user):
         return None
     R = r.rounds
-    if b.__class__ is not Vector or b._ver != R.d_ver or b.dtype != a.dtype:
+    if (b.__class__ is not Vector or b._ver != R.d_ver or R.d_round != r.k - 1
+            or b.dtype != a.dtype):
         return None
     ok = R.defaults
     if ok is None or left_default is not ok[0] or right_default is not ok[1]:
@@ -283,8 +288,7 @@ def compare(a, b, op, left_default, right_default, mask):
                            dtypes.lookup(op.out_dtype(a.dtype, b.dtype)))
     stats.record_key(_UNION)
     w = _lazy(ok[2], a.size, a._be, R.tn[r.k - 1], _Pending(R, r.k, True))
-    rec = w._spec = _Rec("b", w._ver, r.a_tok, r.swap, r.semiring, 0, R, r.k)
-    rec.t_ver = a._ver
+    w._spec = _Rec("b", w._ver, r.a_tok, r.swap, r.semiring, 0, R, r.k, t_ver=a._ver)
     return w
 
 
@@ -296,8 +300,8 @@ def note_compare(a, b, op, rd, mask, w):
             or mask.complement or op.name != "lt" or op.is_user or b.__class__ is not Vector
             or b.dtype != a.dtype or w.dtype != bool):
         return
-    rec = w._spec = _Rec("b", w._ver, r.a_tok, r.swap, r.semiring, r.streak)
-    rec.t_ver, rec.d_ref, rec.d_ver, rec.default = a._ver, weakref.ref(b), b._ver, rd
+    w._spec = _Rec("b", w._ver, r.a_tok, r.swap, r.semiring, r.streak, d_ref=weakref.ref(b),
+                   d_ver=b._ver, t_ver=a._ver, default=rd)
 
 
 def select(x, op, m):
@@ -313,8 +317,8 @@ def select(x, op, m):
     R = r.rounds
     stats.record_key(_APPLY)
     f = Vector._new_sparse(x.dtype, x.size, x._be, *R.frontier(r.k))
-    rec = f._spec = _Rec("f", f._ver, r.a_tok, r.swap, r.semiring, 0, R, r.k)
-    rec.d_ref, rec.d_ver, rec.default = R.d_ref, R.d_ver, R.default
+    f._spec = _Rec("f", f._ver, r.a_tok, r.swap, r.semiring, 0, R, r.k, R.d_ref, R.d_ver,
+                   default=R.default)
     return f
 
 
@@ -328,8 +332,8 @@ def note_select(x, op, m, f):
     q = _rec(m, "b")
     if q is None or q.t_ver != x._ver or q.d_ref is None:
         return
-    rec = f._spec = _Rec("f", f._ver, r.a_tok, r.swap, r.semiring, r.streak)
-    rec.d_ref, rec.d_ver, rec.default = q.d_ref, q.d_ver, q.default
+    f._spec = _Rec("f", f._ver, r.a_tok, r.swap, r.semiring, r.streak, d_ref=q.d_ref,
+                   d_ver=q.d_ver, default=q.default)
 
 
 def assign(w, f):
@@ -341,13 +345,13 @@ def assign(w, f):
     if r is None or r.rounds is None:
         return False
     R = r.rounds
-    if w._ver != R.d_ver or w.dtype != f.dtype:
+    if w._ver != R.d_ver or R.d_round != r.k - 1 or w.dtype != f.dtype:
         return False
     lo, hi = R.foff[r.k - 1], R.foff[r.k]
     stats.record_key(_ASSIGN)
     before = w._ver
     w._defer_copies(R.fk, R.fv, lo, hi, w._nv_hi + (hi - lo))
-    R.d_ver = w._ver
+    R.d_ver, R.d_round = w._ver, r.k
     w._grew = (_MARK, before, w._ver, f._ver)
     return True
 
