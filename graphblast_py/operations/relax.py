@@ -38,8 +38,10 @@ exactly at f's keys.  A call is answered when
   direction, and no mask, accum, ``out`` or switches;
 * ``ewise_union``: ``t`` holds exactly that round's ``t``, the operator is
   ``lt`` with the mask ``t.S``, no accum/out/replace, and the distances
-  are exactly what the kernel had at that round (their stamp, updated by
-  each answered assign), with the same default for a missing distance;
+  are exactly what the kernel had at that round (their stamp and the round
+  whose assign made it, both updated by each answered assign: a skipped
+  assign leaves the stamp but not the round), with the same default for a
+  missing distance;
 * ``apply``: ``identity`` of exactly that round's ``t`` under exactly its
   ``b``'s values;
 * ``assign``: exactly that round's ``f`` under ``f.S`` into exactly those
