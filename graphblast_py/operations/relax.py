@@ -225,19 +225,15 @@ def product(what, A, u, semiring, swap):
         d = r.d_ref()
         if d is None or d.dtype != u.dtype or d._be is not be:
             return None
-        # the product's type and operands as the ordinary path works them out
-        # (structure only: an iso matrix's one value); the plain push's
-        # one-call kernel, where it made one, computes a t that is read
-        out_dtype = dtypes.lookup(semiring.out_dtype(*((u.dtype, A.dtype) if swap
-                                                       else (A.dtype, u.dtype))))
+        # the product's type and operands: the plain push's plan (kept with
+        # A; its one-call kernel, where a push made one, computes a t that is
+        # read)
+        from .mxv import _plain_plan
+        plan = A._cached(("plain", swap, semiring, u.dtype),
+                         lambda: _plain_plan(A, u, semiring, swap, n, n))
+        out_dtype, reads_a, a_iso, run = plan[0], plan[1], plan[2], plan[-1]
         if out_dtype != u.dtype:
             return None
-        reads_a = semiring.mult.reads_y if swap else semiring.mult.reads_x
-        a_iso = A.iso_value if reads_a else None
-        if a_iso is not None:
-            reads_a = False
-        plan = A._derived.get(("plain", swap, semiring, u.dtype))
-        run = plan[-1] if plan is not None else None
         P = A._csr(reads_a) if swap else A._csc_arrays(reads_a)
         f0 = u._sparse()                # (a dense frontier -- the GPU's -- by its positions)
         got = be.relax_rounds(P, semiring, out_dtype, a_iso, swap, f0, d._dense(lend=True),
