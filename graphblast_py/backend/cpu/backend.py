@@ -647,42 +647,34 @@ class CPUBackend(ArrayBackend):
             np.empty(n_out, dtype=np.int64))
         read_a = bool(ra and pvals is not None)
         try:
-            return self._push_collect(k, indptr, indices, a, read_a, keep, xidx, xv, allowed,
-                                      semiring, swap, outv, outp, touched, ws, n_out)
+            nt = k.push(indptr, indices, a, read_a, keep, self._sink, xidx, xv,
+                        allowed if allowed is not None else _placeholder(_BOOL),
+                        allowed is not None, semiring.monoid.opcode, semiring.mult.opcode,
+                        swap, semiring.monoid.is_any, outv, outp, touched)
+            self.last_kernel = ("push", read_a, None, allowed is not None)
+            if nt * PUSH_SCAN_FRACTION >= n_out:
+                # many outputs: one pass over the flags (sorted by position,
+                # and clearing them) instead of sorting the touched list
+                compact_clear = _rowops().compact_clear
+                r = compact_clear(outp, outv, nt)
+                if r is not None:
+                    return r
+            if ws is not None and PUSH_SORT_KERNEL:
+                # the sort (insertion, linear on a grid's nearly sorted list),
+                # the gather and the clearing of the workspace in one call
+                sort_take_clear = _rowops().sort_take_clear
+                r = sort_take_clear(touched, nt, outp, outv)
+                if r is not None:
+                    return r
+            idx = np.sort(touched[:nt], kind="stable" if nt <= PUSH_STABLE_SORT else None)
+            vals = outv[idx]
+            if ws is not None:
+                outp[idx] = False
+            return idx, vals
         except MemoryError:
             if ws is not None:
                 _clear_flags(outp)
             raise
-
-    def _push_collect(self, k, indptr, indices, a, read_a, keep, xidx, xv, allowed, semiring,
-                      swap, outv, outp, touched, ws, n_out):
-        """:meth:`spmspv_push`'s kernel call and the collection of its
-        result (the accumulator's flags cleared where it is the thread's
-        workspace ``ws``)."""
-        nt = k.push(indptr, indices, a, read_a, keep, self._sink, xidx, xv,
-                    allowed if allowed is not None else _placeholder(_BOOL),
-                    allowed is not None, semiring.monoid.opcode, semiring.mult.opcode,
-                    swap, semiring.monoid.is_any, outv, outp, touched)
-        self.last_kernel = ("push", read_a, None, allowed is not None)
-        if nt * PUSH_SCAN_FRACTION >= n_out:
-            # many outputs: one pass over the flags (sorted by position, and
-            # clearing them) instead of sorting the touched list
-            compact_clear = _rowops().compact_clear
-            r = compact_clear(outp, outv, nt)
-            if r is not None:
-                return r
-        if ws is not None and PUSH_SORT_KERNEL:
-            # the sort (insertion, linear on a grid's nearly sorted list),
-            # the gather and the clearing of the workspace in one call
-            sort_take_clear = _rowops().sort_take_clear
-            r = sort_take_clear(touched, nt, outp, outv)
-            if r is not None:
-                return r
-        idx = np.sort(touched[:nt], kind="stable" if nt <= PUSH_STABLE_SORT else None)
-        vals = outv[idx]
-        if ws is not None:
-            outp[idx] = False
-        return idx, vals
 
     def _push_kernel_plan(self, semiring, out_dtype, pvals, a_iso, x_dtype, swap,
                           structure_only):
