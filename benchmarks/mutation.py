@@ -287,6 +287,8 @@ MUTATIONS = [
     ("relax-compare-ignores-distances", OPS + "relax.py",
      "if (b.__class__ is not Vector or b._ver != R.d_ver or R.d_round != r.k - 1",
      "if (b.__class__ is not Vector", "relax"),
+    ("relax-copies-repeats-unmarked", OPS + "relax.py",
+     "w._nv_hi + (hi - lo), repeats=True)", "w._nv_hi + (hi - lo))", "relax"),
     ("relax-compare-any-round", OPS + "relax.py",
      "b._ver != R.d_ver or R.d_round != r.k - 1", "b._ver != R.d_ver", "relax"),
     ("relax-compare-any-default", OPS + "relax.py",

@@ -182,13 +182,17 @@ class Vector:
         self._nvals, self._nv_hi = None, min(self.size, bound)
         self._ver, self._grew, self._spec = next(_STAMPS), None, None
 
-    def _defer_copies(self, keys, vals, a, b, bound):
+    def _defer_copies(self, keys, vals, a, b, bound, repeats=False):
         """Store: positions ``keys[a:b]`` (distinct) take ``vals[a:b]`` (in
         this vector's type), the rest unchanged; as
         :meth:`_defer_fills` with values: copies at consecutive ranges of the
-        same ``keys`` and ``vals`` (the levels of one traversal with parents)
-        are carried out together, by one scatter, when the arrays are first
-        read.  ``bound``: an upper bound of the new count."""
+        same ``keys`` and ``vals`` (the levels of one traversal with parents,
+        the rounds of one relaxation run) are carried out together, by one
+        scatter, when the arrays are first read.  ``repeats``: a key of this
+        range may also be in an earlier range of the same arrays (a vertex
+        improved in two rounds); the joined scatter then lets the last
+        occurrence win (``copy_at(last=True)``).  ``bound``: an upper bound
+        of the new count."""
         pend = self._pend
         if not (type(pend) is _Copies and pend.keys is keys and pend.vals is vals
                 and pend.end == a):
@@ -196,6 +200,8 @@ class Vector:
             self._set_dense(zv, zp)
             self._own = True
             pend = _Copies(keys, vals, a)
+        elif repeats:
+            pend.repeats = True
         pend.end = b
         self._form, self._i, self._v, self._pend = "dense", None, self._v, pend
         self._nvals, self._nv_hi = None, min(self.size, bound)
@@ -929,14 +935,15 @@ class _Copies:
     """Pending value copies (:meth:`Vector._defer_copies`): positions
     ``keys[start:end]`` take ``vals[start:end]``."""
 
-    __slots__ = ("keys", "vals", "start", "end")
+    __slots__ = ("keys", "vals", "start", "end", "repeats")
 
     def __init__(self, keys, vals, a):
         self.keys, self.vals, self.start, self.end = keys, vals, a, a
+        self.repeats = False     # a key may occur twice: the last occurrence wins
 
     def settle(self, v):
         v._be.copy_at(v._v, v._p, self.keys[self.start:self.end],
-                      self.vals[self.start:self.end])
+                      self.vals[self.start:self.end], last=self.repeats)
 
 
 class _Fills:

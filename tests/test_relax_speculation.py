@@ -573,3 +573,60 @@ def test_dense_vector_backend(monkeypatch):
             assert launched(counts) >= 1 and counts.get(("assign", "speculated"), 0) > 0
     finally:
         be.relax = saved
+
+
+def test_repeated_keys_copied_last_wins(device, be, monkeypatch):
+    """A vertex improved in several rounds of one run is in each round's
+    entries, and the distances' joined deferred copy then holds repeated
+    keys: every ``copy_at`` the rounds make with a repeated key must ask for
+    the last occurrence to win (``last=True``; a fancy-indexed store on the
+    GPU leaves the winner unspecified, which gave wrong distances there),
+    and a copy that does get repeats (random weights) gives the right
+    distances."""
+    seen = {"repeats": 0}
+    orig = be.copy_at
+
+    def checked(vals, pres, keys, src, last=False):
+        k = host(keys)
+        if np.unique(k).shape[0] != k.shape[0]:
+            assert last, "repeated keys copied without last=True"
+            seen["repeats"] += 1
+        return orig(vals, pres, keys, src, last)
+
+    monkeypatch.setattr(be, "copy_at", checked)
+    S = grid(30, weights=9, seed=2)
+    d, counts = both(weighted(S, device), 0, be, read=False)
+    check_dist(d, S, 0)
+    if has_kernel(be):
+        assert launched(counts) >= 1 and seen["repeats"] >= 1
+
+
+@pytest.mark.parametrize("dt", ["float64", "int64", "float32", "int8", "bool", "complex128"])
+def test_copy_at_last_occurrence(device, dt):
+    """``copy_at(last=True)`` with repeated keys (each backend's own path:
+    the CPU's one pass, the GPU's scatter-max of occurrences, the generic
+    sort for what the CPU kernel does not take) against a sequential Python
+    store; without repeats and with one key it is the plain copy."""
+    be = backend.get(device)
+    xp = np if device == "cpu" else __import__("cupy")
+    rng = np.random.default_rng(len(dt))
+    n = 300
+    for m in (0, 1, 2, 50, 900):
+        keys = rng.integers(0, n, m).astype(np.int64)
+        src = rng.integers(0, 100, m).astype(dt)
+        vals = rng.integers(0, 100, n).astype(dt)
+        pres = rng.random(n) < 0.4
+        wv, wp = vals.copy(), pres.copy()
+        for k, x in zip(keys, src):
+            wv[k], wp[k] = x, True
+        gv, gp = xp.asarray(vals.copy()), xp.asarray(pres.copy())
+        be.copy_at(gv, gp, xp.asarray(keys), xp.asarray(src), last=True)
+        np.testing.assert_array_equal(host(gp), wp, err_msg=f"m={m}")
+        np.testing.assert_array_equal(host(gv), wv, err_msg=f"m={m}")
+    from graphblast_py.backend.generic import ArrayBackend
+    keys = np.array([4, 1, 4, 4, 2, 1], dtype=np.int64)
+    src = np.arange(6).astype(dt)
+    gv, gp = np.zeros(6, dtype=dt), np.zeros(6, dtype=bool)
+    ArrayBackend.copy_at(backend.get("cpu"), gv, gp, keys, src, last=True)  # the generic sort
+    np.testing.assert_array_equal(gv, np.array([0, 5, 4, 0, 3, 0]).astype(dt))
+    np.testing.assert_array_equal(gp, [False, True, True, False, True, False])

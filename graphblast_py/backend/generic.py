@@ -187,12 +187,25 @@ class ArrayBackend(SparseMixin, EwiseMixin, ReduceMixin, MatVecMixin, SpgemmMixi
             vals[keys] = self.xp.repeat(self.asarray(s), self.asarray(np.diff(starts)))
         pres[keys] = True
 
-    def copy_at(self, vals, pres, keys, src):
+    def copy_at(self, vals, pres, keys, src, last=False):
         """In place: the distinct positions ``keys`` take ``src`` (aligned
         with ``keys``, of ``vals``' type) in ``vals`` and become present in
-        ``pres``."""
+        ``pres``.  ``last``: ``keys`` may repeat, and a position takes the
+        value of its last occurrence (a fancy-indexed store leaves the
+        winner unspecified)."""
+        if last and keys.shape[0] > 1:
+            keys, src = self._last_occurrences(keys, src)
         vals[keys] = src
         pres[keys] = True
+
+    def _last_occurrences(self, keys, src):
+        """``(keys, src)`` with only the last occurrence of each key kept
+        (one sort)."""
+        xp = self.xp
+        m = keys.shape[0]
+        _, first = xp.unique(keys[::-1], return_index=True)
+        at = (m - 1) - first
+        return keys[at], src[at]
 
     def minmax(self, a):
         """``(min, max)`` of a non-empty integer array, as Python ints."""

@@ -46,7 +46,9 @@ exactly at f's keys.  A call is answered when
   ``b``'s values;
 * ``assign``: exactly that round's ``f`` under ``f.S`` into exactly those
   distances -- the copy waits and joins those of the following rounds
-  (``Vector._defer_copies``: one scatter when the distances are read).
+  (``Vector._defer_copies``: one scatter when the distances are read; a
+  vertex improved in several rounds is in each of them, so the scatter
+  lets the last round's value win, ``copy_at(last=True)``).
 
 So the chain of records only decides when a kernel run starts; whether a
 call is answered is checked at the call.  A call that does not fit takes
@@ -348,7 +350,8 @@ def assign(w, f):
     lo, hi = R.foff[r.k - 1], R.foff[r.k]
     stats.record_key(_ASSIGN)
     before = w._ver
-    w._defer_copies(R.fk, R.fv, lo, hi, w._nv_hi + (hi - lo))
+    # a vertex improved in two rounds of the run is in both rounds' entries
+    w._defer_copies(R.fk, R.fv, lo, hi, w._nv_hi + (hi - lo), repeats=True)
     R.d_ver, R.d_round = w._ver, r.k
     w._grew = (_MARK, before, w._ver, f._ver)
     return True

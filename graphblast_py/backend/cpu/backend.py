@@ -975,12 +975,14 @@ class CPUBackend(ArrayBackend):
         if starts is None or not fill_segments(vals, pres, keys, s, starts):
             super().fill_at(vals, pres, keys, s, starts)
 
-    def copy_at(self, vals, pres, keys, src):
+    def copy_at(self, vals, pres, keys, src, last=False):
         """One numba pass over the keys (cpu/rowops.py: a BFS-with-parents
         traversal's deferred parent copies, ``Vector._update_dense``)
-        instead of two fancy-indexed NumPy stores."""
+        instead of two fancy-indexed NumPy stores; the pass goes in key
+        order, so with ``last`` a repeated key's last occurrence wins as it
+        is."""
         if not _rowops().copy_at(vals, pres, keys, src):
-            super().copy_at(vals, pres, keys, src)
+            super().copy_at(vals, pres, keys, src, last)
 
     def assign_where(self, vals, pres, m, s):
         """One numba pass (cpu/rowops.py; parallel on long vectors) instead

@@ -528,7 +528,8 @@ def _copy_at(v, p, keys, src):
 
 def copy_at(vals, pres, keys, src):
     """``vals[keys] = src`` and ``pres[keys] = True`` in place, in one pass
-    over the keys; False where it does not apply (the caller takes NumPy's
+    over the keys in order (a repeated key: its last occurrence wins, as
+    ``copy_at(last=True)`` needs); False where it does not apply (the caller takes NumPy's
     path): values that are not numbers of 1, 2, 4 or 8 bytes, ``src`` of
     another type or length, or arrays of other shapes."""
     u = _UINT.get(vals.dtype.itemsize)

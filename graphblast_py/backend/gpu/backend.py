@@ -198,11 +198,9 @@ class GPUBackend(ArrayBackend):
     speculate_levels = 8192
 
     # round speculation (operations/relax.py): a persistent one-block kernel
-    # (gpu/relax.py).  Off: written and compiled (nvcc, sm_90) but not yet
-    # run on a GPU -- tests/test_relax_speculation.py's GPU cases switch it
-    # on (``backend.get("gpu").relax = True``); at most relax_limit rounds a
-    # run, their sizes and offsets back in one copy
-    relax = False
+    # (gpu/relax.py); at most relax_limit rounds a run, their sizes and
+    # offsets back in one copy
+    relax = True
     relax_limit = 8192
 
     def relax_rounds(self, P, semiring, out_dtype, a_iso, swap, frontier, dist, default, small,
@@ -443,6 +441,24 @@ class GPUBackend(ArrayBackend):
         else:
             st, sc, k, s = cupy.asarray(starts), cupy.asarray(s, dtype=dt), len(starts) - 1, dt.type(0)
         fn(_grid_capped(m), (K.BLOCK,), (_c(keys), np.int64(m), s, st, sc, np.int32(k), vals, pres))
+
+    def copy_at(self, vals, pres, keys, src, last=False):
+        """As the generic ``copy_at``; with ``last`` and repeated keys
+        (a relaxation run's deferred distance copies) without a sort or a
+        wait: each position's last occurrence by cupyx's atomic scatter-max
+        of the occurrences' indices, then every occurrence stores the
+        winner's value (the same value for each store to one position)."""
+        m = keys.shape[0]
+        if not last or m < 2:
+            super().copy_at(vals, pres, keys, src)
+            return
+        import cupyx
+        at = cupy.arange(m, dtype=np.int64)
+        with _OOM("a copy of repeated keys", vals.shape[0]):
+            win = cupy.full(vals.shape[0], -1, dtype=np.int64)
+        cupyx.scatter_max(win, keys, at)
+        vals[keys] = src[win[keys]]
+        pres[keys] = True
 
     def minmax(self, a):
         """As the generic ``minmax``, with one wait on the device (CuPy's
