@@ -269,13 +269,154 @@ def test_bfs_parents_speculated(device, spec_on, case, mxv):
         assert all(final[v] == p for v, p in zip(pi.tolist(), px.tolist()))
 
 
+def launches(wide):
+    """The traversal runs in gb.stats' history, wide ones or the others."""
+    return sum(1 for h in gb.stats.history if h[:2] == ("traversal", "launched")
+               and bool(h[2].get("wide")) == wide)
+
+
 def test_not_on_kronecker(device, spec_on):
+    """The big levels of a power-law graph never start a one-block
+    traversal; a backend with ``traverse_wide`` runs them there (its
+    results: test_wide_*), one without takes the ordinary path."""
     A = gb.generators.kronecker(10, 8, seed=1, device=device)
+    for wide in (False, True):
+        spec_on.speculate_wide = wide
+        gb.stats.reset()
+        for src in (0, 5, 100):
+            bfs(A, src)
+        assert launches(False) == 0
+        assert (launches(True) > 0) == wide
+        assert (gb.stats()["counts"].get("vxm:speculated", 0) > 0) == wide
+
+
+# ---------------------------------------------------------------- wide traversals
+@pytest.fixture
+def wide_on(spec_on):
+    """Speculation with ``traverse_wide`` on (the GPU's kernels; on the CPU
+    the generic array form): restored afterwards."""
+    saved = spec_on.speculate_wide
+    spec_on.speculate_wide = True
+    yield spec_on
+    spec_on.speculate_wide = saved
+
+
+def directions(be):
+    """The directions of the last wide run's levels ("p" top-down, "u"
+    bottom-up) where the backend reports them."""
+    k = getattr(be, "last_kernel", None)
+    return k[1] if isinstance(k, tuple) and k and k[0] == "traverse_wide" else None
+
+
+def kron_scipy(scale, ef, seed, directed=False):
+    A = gb.generators.kronecker(scale, ef, seed=seed, device="cpu")
+    S = sp.csr_matrix(A.to_scipy())
+    if directed:                         # keep one direction of most edges
+        S = sp.triu(S, 1) + sp.tril(S, -1).multiply(
+            sp.random(*S.shape, density=0.05, random_state=seed, format="csr") != 0)
+        S = sp.csr_matrix(S)
+    S.data[:] = 1
+    return S
+
+
+def _hubs(S):
+    """``S`` and its vertices of most out- and most in-edges."""
+    return S, [int(np.argmax(np.diff(S.indptr))), int(np.argmax(np.diff(S.tocsc().indptr)))]
+
+
+WIDE_GRAPHS = {
+    "kronecker": lambda: (kron_scipy(12, 8, 1), [0, 7]),
+    "kronecker directed": lambda: _hubs(kron_scipy(12, 8, 2, directed=True)),
+    # a hub joined to everything but a few isolated vertices, and a second
+    # component: a one-vertex start, a level of everything, an empty one
+    "star and components": lambda: (sp.block_diag([
+        sp.csr_matrix(np.pad(np.ones((1, 599)), ((0, 599), (1, 0)))) +
+        sp.csr_matrix(np.pad(np.ones((1, 599)), ((0, 599), (1, 0)))).T,
+        sp.csr_matrix((5, 5)), grid(20, 20)]).tocsr(), [0, 3, 700]),
+    "random directed": lambda: (sp.csr_matrix(
+        sp.random(3000, 3000, density=8 / 3000, random_state=4, format="csr") != 0,
+        dtype=float), [0, 11]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(WIDE_GRAPHS))
+@pytest.mark.parametrize("mxv", [False, True])
+def test_wide_levels(device, wide_on, name, mxv):
+    """A continuing call on a big frontier runs the rest of the BFS in
+    ``traverse_wide``: every level and the final levels identical to the
+    ordinary path and to SciPy, vxm and mxv (the push and pull structures
+    of a directed graph differ), on power-law graphs, a star with isolated
+    vertices and other components, a random digraph."""
+    S, sources = WIDE_GRAPHS[name]()
+    n = S.shape[0]
+    ran = []
+    for src in sources:
+        _, d = scipy_levels(S.T if mxv else S, src)
+        sizes = np.bincount(d)
+        # a wide run starts at the first call whose frontier is big, once a
+        # chain is linked (call 2 on) and before a one-block run (call 4 on
+        # small frontiers) takes over
+        big = any(sizes[j] > max(speculate.MIN_SMALL, n // speculate.SMALL)
+                  for j in range(1, min(4, sizes.shape[0])))
+        gb.stats.reset()
+        check_graph(S, src, device, wide_on, mxv=mxv)
+        assert (launches(True) >= 1) == big, (name, src, sizes[:5])
+        ran.append(big)
+    assert any(ran)                          # (each case has a source that runs one)
+
+
+def test_wide_directions(device, wide_on):
+    """On a backend that reports them, a Kronecker BFS's wide run goes
+    bottom-up on its big levels and top-down again on the small last
+    ones -- both kernels ran (their results: test_wide_levels)."""
+    S = kron_scipy(14, 16, 5)
+    A = matrix(S, device)
+    src = int(np.argmax(np.diff(S.indptr)))
     gb.stats.reset()
-    for src in (0, 5, 100):
-        bfs(A, src)
-    c = gb.stats()["counts"]
-    assert c.get("traversal:launched", 0) == 0 and c.get("vxm:speculated", 0) == 0
+    lv = bfs(A, src)
+    reach, d = scipy_levels(S, src)
+    np.testing.assert_array_equal(coo(lv)[0], reach)
+    np.testing.assert_array_equal(coo(lv)[1], d)
+    assert launches(True) == 1
+    dirs = directions(wide_on)
+    if dirs is not None:
+        assert "u" in dirs and "p" in dirs[dirs.index("u"):], dirs
+
+
+@pytest.mark.parametrize("mxv", [False, True])
+def test_wide_parents(device, wide_on, mxv):
+    """BFS with parents through wide runs: the levels equal the ordinary
+    path's, every parent is one level up and joined by an edge (pulled
+    levels take the first in-neighbour found)."""
+    for S, sources in (WIDE_GRAPHS["kronecker directed"](), WIDE_GRAPHS["star and components"]()):
+        A = matrix(S, device)
+        for src in sources:
+            gb.stats.reset()
+            lv_on, par_on, _ = parents_loop(A, src, wide_on, True, mxv=mxv)
+            lv_off, par_off, _ = parents_loop(A, src, wide_on, False, mxv=mxv)
+            same(lv_on, lv_off)
+            check_parents(S, src, lv_on, par_on, transpose=mxv)
+    lv, par = bfs(matrix(WIDE_GRAPHS["kronecker"]()[0], device), 0, parents=True)
+    check_parents(WIDE_GRAPHS["kronecker"]()[0], 0, lv, par)
+
+
+def test_wide_level_cap_and_reads(device, wide_on):
+    """A wide run stopped by ``speculate_levels`` hands the next call a
+    chain that starts another; the frontier and the levels read mid-loop
+    give the ordinary results."""
+    S, _ = WIDE_GRAPHS["random directed"]()
+    wide_on.speculate_levels = 2
+    gb.stats.reset()
+    check_graph(S, 0, device, wide_on)
+    assert launches(True) >= 2
+    wide_on.speculate_levels = 1 << 12
+    A = matrix(S, device)
+    lv_on, par_on, reads_on = parents_loop(A, 0, wide_on, True, read_every=1)
+    lv_off, par_off, reads_off = parents_loop(A, 0, wide_on, False, read_every=1)
+    same(lv_on, lv_off)
+    assert [r[0] for r in reads_on] == [r[0] for r in reads_off]
+    for (_, a), (_, b) in zip(reads_on, reads_off):
+        np.testing.assert_array_equal(a[0], b[0])      # the same vertices have parents
 
 
 def test_other_semirings_and_masks_take_the_ordinary_path(device, spec_on):

@@ -27,6 +27,7 @@ assembles: ``generic_sparse`` (CSR, keys, transposes), ``generic_ewise``
 import numpy as np
 
 from ..errors import OutOfMemory
+from ..results import SparseResult
 from .generic_ewise import EwiseMixin
 from .generic_generators import GeneratorMixin
 from .generic_matvec import MatVecMixin
@@ -62,12 +63,68 @@ class ArrayBackend(SparseMixin, EwiseMixin, ReduceMixin, MatVecMixin, SpgemmMixi
     speculate = False
     speculate_capacity = 1 << 16
     speculate_levels = 1 << 20
+    # ``speculate_wide``: a continuing call on a *big* frontier (a power-law
+    # graph's middle levels) runs the rest of the traversal in
+    # ``traverse_wide`` (level by level, no framework call between levels);
+    # off, such a call takes the ordinary path
+    speculate_wide = False
     # round speculation (operations/relax.py): a backend with a whole-run
     # kernel for frontier Bellman-Ford rounds (``relax_rounds``) sets
     # ``relax``; False takes the four ordinary calls of every SSSP round.
     # ``relax_limit``: at most this many rounds per kernel run
     relax = False
     relax_limit = 1 << 20
+
+    def traverse_wide(self, push_P, pull_P, frontier, visited, max_levels, parents=False):
+        """Every later level of a plain BFS from ``frontier`` (a vector's
+        ``_view()``) outside ``visited`` (bool over the vertices, not
+        changed), at most ``max_levels``: ``(order, offsets, complete,
+        parents or None)`` as ``traverse`` returns them.  ``push_P``:
+        ``(indptr, indices)`` listing the vertices each vertex reaches;
+        ``pull_P`` the same for the reverse edges (a backend that looks
+        bottom-up reads it).  Here: level by level with array operations
+        (the frontier's out-edges gathered, the unvisited heads kept once,
+        each with the first frontier vertex that reached it), one host read
+        a level."""
+        xp = self.xp
+        ip, ix = push_P
+        n = visited.shape[0]
+        i64 = np.int64
+        vis = xp.array(visited, dtype=bool, copy=True)
+        if isinstance(frontier, SparseResult):
+            f = frontier.keys.astype(i64)
+        elif frontier.present is None:
+            f = xp.arange(n, dtype=i64)
+        else:
+            f = xp.flatnonzero(frontier.present).astype(i64)
+        ip = ip.astype(i64)
+        orders, pars, offsets, complete = [], [], [0], False
+        while len(offsets) <= max_levels:
+            starts = ip[f]
+            lens = ip[f + 1] - starts
+            ends = xp.cumsum(lens)
+            total = int(ends[-1]) if ends.shape[0] else 0
+            if total == 0:
+                complete = True
+                break
+            at = xp.arange(total, dtype=i64)
+            row = xp.searchsorted(ends, at, side="right")       # the frontier entry of each edge
+            heads = ix[starts[row] + (at - (ends[row] - lens[row]))].astype(i64)
+            keep = ~vis[heads]
+            heads, row = heads[keep], row[keep]
+            new, first = xp.unique(heads, return_index=True)
+            if new.shape[0] == 0:
+                complete = True
+                break
+            vis[new] = True
+            orders.append(new)
+            if parents:
+                pars.append(f[row[first]])
+            offsets.append(offsets[-1] + int(new.shape[0]))
+            f = new
+        order = xp.concatenate(orders) if orders else xp.zeros(0, dtype=i64)
+        par = (xp.concatenate(pars) if pars else xp.zeros(0, dtype=i64)) if parents else None
+        return order, np.asarray(offsets, dtype=i64), complete, par
 
     def relax_rounds(self, P, semiring, out_dtype, a_iso, swap, frontier, dist, default, small,
                      max_rounds):

@@ -50,7 +50,18 @@ level offsets (on the host).  This call and each following continuing call
 return the next level -- a slice of that array and a slice of an array of
 ones, handed to the output rule -- with its count known on the host, so
 ``nvals`` never waits on a device.  A call that does not continue the chain
-takes the ordinary path; nothing is guessed.  ``gb.stats`` counts
+takes the ordinary path; nothing is guessed.
+
+*Wide runs.*  On a backend with ``speculate_wide`` (the GPU), a continuing
+call whose frontier is *big* (or uncounted) -- the few middle levels of a
+power-law graph, where a one-block kernel would be slow -- runs the rest of
+the traversal in the backend's ``traverse_wide``: level by level, each one
+kernel launch (top-down or bottom-up, chosen from counters the kernels keep)
+and one read, with none of the framework's per-call work between the
+levels; its levels answer the following calls as above.  So a Kronecker BFS
+takes two ordinary calls (the source's level, then the chain is linked) and
+one run.  A loop that stops early leaves the rest of the run unused (at most
+one BFS of work).  ``gb.stats`` counts
 ``vxm:speculated`` / ``mxv:speculated`` per answered call and
 ``traversal:launched`` per kernel run (its history entry has the number of
 levels); a backend's ``speculate = False`` switches it all off.
@@ -225,6 +236,7 @@ def begin(what, A, u, M, out, semiring, out_dtype, swap, n, be):
         prev = None                     # (none, or a round record: operations/relax.py)
     chained = prev is not None and prev.out_dtype == out_dtype and \
         _continues(prev, u, M, tok, swap, semiring)
+    linked = chained                    # (a chain, also past a stopped traversal)
     if chained and prev.trav is not None:
         trav, k = prev.trav, prev.k
         if k <= trav.nlev or trav.complete:
@@ -232,15 +244,30 @@ def begin(what, A, u, M, out, semiring, out_dtype, swap, n, be):
             return trav.level(k), _Link(tok, swap, semiring, out_dtype, 0, trav, k + 1)
         chained = False                 # past a traversal that stopped early
     nv = u._nvals_known()               # (unknown on a device: not small, no wait)
+    parents = _bfs_shaped(semiring) == "parents"
     if nv is None or nv > max(MIN_SMALL, n // SMALL):
-        return None, None
+        if not be.speculate_wide:
+            return None, None
+        if not linked:                  # a first call: a chain may start here
+            return None, _Link(tok, swap, semiring, out_dtype, 1, None, 0)
+        # a continuing call on a big (or uncounted) frontier: the rest of the
+        # traversal level by level in the backend (traverse_wide)
+        push_P, pull_P = (A._csr(False), A._csc_arrays(False)) if swap else \
+            (A._csc_arrays(False), A._csr(False))
+        order, offsets, complete, par = be.traverse_wide(
+            push_P[:2], pull_P[:2], u._lend(), M._mask_dense(True, lend=True),
+            be.speculate_levels, parents)
+        trav = _Traversal(be, order, offsets, complete, out_dtype, par)
+        stats.record("traversal", "launched", levels=trav.nlev, complete=trav.complete,
+                     wide=True)
+        stats.record(what, "speculated")
+        return trav.level(1), _Link(tok, swap, semiring, out_dtype, 0, trav, 2)
     streak = prev.streak + 1 if chained else 1
     if streak < AFTER:
         return None, _Link(tok, swap, semiring, out_dtype, streak, None, 0)
     indptr, indices, _ = A._csr(False) if swap else A._csc_arrays(False)
     # (the traversal kernels read the frontier and the visited set and keep
     # neither: both are lent, see Vector._lend)
-    parents = _bfs_shaped(semiring) == "parents"
     order, offsets, complete, par = be.traverse(indptr, indices, u._lend(),
                                                 M._mask_dense(True, lend=True),
                                                 be.speculate_capacity, be.speculate_levels,

@@ -192,10 +192,13 @@ class GPUBackend(ArrayBackend):
     # traversal speculation (operations/speculate.py): a persistent one-block
     # kernel (gpu/traverse.py) serves the remaining levels of a BFS-shaped
     # loop while they have at most speculate_capacity vertices; the level
-    # offsets come back in one copy of speculate_levels + 3 numbers
+    # offsets come back in one copy of speculate_levels + 3 numbers; a
+    # continuing call on a bigger frontier runs the rest level by level in
+    # traverse_wide (a launch and a read of three counters a level)
     speculate = True
     speculate_capacity = 1 << 15
     speculate_levels = 8192
+    speculate_wide = True
 
     # round speculation (operations/relax.py): a persistent one-block kernel
     # (gpu/relax.py); at most relax_limit rounds a run, their sizes and
@@ -229,6 +232,14 @@ class GPUBackend(ArrayBackend):
         with _OOM("a traversal", visited.shape[0]):
             return traverse(self, indptr, indices, frontier, visited, capacity, max_levels,
                             parents)
+
+    def traverse_wide(self, push_P, pull_P, frontier, visited, max_levels, parents=False):
+        """The later levels of a BFS with big levels: a top-down or
+        bottom-up kernel per level, the direction from counters the kernels
+        keep (see gpu/traverse.py, ``traverse_wide``)."""
+        from .traverse import traverse_wide
+        with _OOM("a traversal", visited.shape[0]):
+            return traverse_wide(self, push_P, pull_P, frontier, visited, max_levels, parents)
 
     def __init__(self):
         self._mods = {}

@@ -148,3 +148,261 @@ def traverse(be, indptr, indices, frontier, visited, capacity, max_levels, paren
     else:
         order = cupy.zeros(0, dtype=np.int64)
     return order, offsets, complete, (par[order] if parents else None)
+
+
+# ---------------------------------------------------------------- wide levels
+# A traversal whose levels are big (a power-law graph's few middle levels)
+# does not fit one block: traverse_wide runs it as one kernel launch and one
+# read of three counters per level, the direction chosen on the host from
+# those counters, with no other work between the levels (see
+# traverse_wide).  Labels: lvl[v] = -1 unvisited, 0 visited before the run,
+# 1 the start frontier, L + 1 found from level L.  Counters (u64): ctr[0]
+# vertices found (the queue's tail), ctr[1] out-edges (push structure) and
+# ctr[2] in-edges (pull structure) of the vertices found, ctr[3] the start
+# frontier's out-edges, ctr[4] its size when listed from a dense frontier,
+# ctr[5] the in-edges of the vertices visited before the run.
+_WIDE = r"""
+// one warp step: the lanes with got append w (one atomic for the warp)
+__device__ __forceinline__ void wide_append(bool got, i64 w, i64 from, int lev, i64 n,
+        int lane, i64* __restrict__ queue, i64* __restrict__ keys, i64* __restrict__ par,
+        int want_par, unsigned long long* ctr, const PP* __restrict__ pp,
+        const QP* __restrict__ qp, unsigned long long& my_out, unsigned long long& my_in)
+{
+    const unsigned ball = __ballot_sync(FULL_MASK, got);
+    if (ball == 0u) return;
+    unsigned long long at = 0ULL;
+    if (lane == 0) at = atomicAdd(&ctr[0], (unsigned long long)__popc(ball));
+    at = __shfl_sync(FULL_MASK, at, 0);
+    if (got) {
+        const i64 pos = (i64)at + __popc(ball & ((1u << lane) - 1u));
+        queue[pos] = w;
+        keys[pos] = (i64)lev * n + w;
+        if (want_par) par[w] = from;
+        my_out += (unsigned long long)((i64)pp[w + 1] - (i64)pp[w]);
+        my_in += (unsigned long long)((i64)qp[w + 1] - (i64)qp[w]);
+    }
+}
+
+__device__ __forceinline__ void wide_sums(unsigned long long my_out, unsigned long long my_in,
+                                          unsigned long long* ctr)
+{
+    __shared__ unsigned long long s_out, s_in;
+    if (threadIdx.x == 0) { s_out = 0ULL; s_in = 0ULL; }
+    __syncthreads();
+    if (my_out) atomicAdd(&s_out, my_out);
+    if (my_in) atomicAdd(&s_in, my_in);
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        if (s_out) atomicAdd(&ctr[1], s_out);
+        if (s_in) atomicAdd(&ctr[2], s_in);
+    }
+}
+
+// top-down: a warp per vertex of src[lo:hi] (level lev), its lanes over the
+// vertex's out-edges, an unvisited head claimed by a compare-and-swap
+extern "C" __global__ void wide_push(const PP* __restrict__ pp, const PX* __restrict__ px,
+        const QP* __restrict__ qp, const i64* __restrict__ src, i64 lo, i64 hi, int lev,
+        int* lvl, i64 n, i64* __restrict__ queue, i64* __restrict__ keys,
+        i64* __restrict__ par, int want_par, unsigned long long* ctr)
+{
+    const int lane = threadIdx.x & 31;
+    const i64 warp = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    const i64 nwarps = ((i64)gridDim.x * blockDim.x) >> 5;
+    unsigned long long my_out = 0ULL, my_in = 0ULL;
+    for (i64 q = lo + warp; q < hi; q += nwarps) {
+        const i64 v = src[q];
+        const i64 b = (i64)pp[v], e = (i64)pp[v + 1];
+        for (i64 base = b; base < e; base += 32) {
+            const i64 p = base + lane;
+            bool got = false;
+            i64 w = 0;
+            if (p < e) {
+                w = (i64)px[p];
+                got = lvl[w] < 0 && atomicCAS(&lvl[w], -1, lev + 1) == -1;
+            }
+            wide_append(got, w, v, lev, n, lane, queue, keys, par, want_par, ctr, pp, qp,
+                        my_out, my_in);
+        }
+    }
+    wide_sums(my_out, my_in, ctr);
+}
+
+// bottom-up: a thread per vertex; an unvisited vertex takes the first
+// in-neighbour of level lev it finds and stops
+extern "C" __global__ void wide_pull(const QP* __restrict__ qp, const QX* __restrict__ qx,
+        const PP* __restrict__ pp, int lev, int* lvl, i64 n, i64* __restrict__ queue,
+        i64* __restrict__ keys, i64* __restrict__ par, int want_par, unsigned long long* ctr)
+{
+    const int lane = threadIdx.x & 31;
+    unsigned long long my_out = 0ULL, my_in = 0ULL;
+    const i64 stride = (i64)gridDim.x * blockDim.x;
+    for (i64 base = (i64)blockIdx.x * blockDim.x + (threadIdx.x & ~31); base < n;
+         base += stride) {
+        const i64 w = base + lane;
+        bool got = false;
+        i64 from = 0;
+        if (w < n && lvl[w] < 0) {
+            const i64 e = (i64)qp[w + 1];
+            for (i64 p = (i64)qp[w]; p < e; ++p) {
+                const i64 u = (i64)qx[p];
+                if (lvl[u] == lev) { got = true; from = u; break; }
+            }
+        }
+        if (got) lvl[w] = lev + 1;     // (lev + 1 never reads as level lev)
+        wide_append(got, w, from, lev, n, lane, queue, keys, par, want_par, ctr, pp, qp,
+                    my_out, my_in);
+    }
+    wide_sums(my_out, my_in, ctr);
+}
+
+// the labels from the visited set, and the in-edges of the visited vertices
+extern "C" __global__ void wide_init(const bool* __restrict__ vis, i64 n,
+        const QP* __restrict__ qp, int* __restrict__ lvl, unsigned long long* ctr)
+{
+    unsigned long long my = 0ULL;
+    for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (i64)gridDim.x * blockDim.x) {
+        const bool v = vis[i];
+        lvl[i] = v ? 0 : -1;
+        if (v) my += (unsigned long long)((i64)qp[i + 1] - (i64)qp[i]);
+    }
+    __shared__ unsigned long long s;
+    if (threadIdx.x == 0) s = 0ULL;
+    __syncthreads();
+    if (my) atomicAdd(&s, my);
+    __syncthreads();
+    if (threadIdx.x == 0 && s) atomicAdd(&ctr[5], s);
+}
+
+// the start frontier src[0:nf] (nf < 0: the count is ctr[4]) labelled 1,
+// its out-edges counted
+extern "C" __global__ void wide_start(const i64* __restrict__ src, i64 nf,
+        const PP* __restrict__ pp, int* __restrict__ lvl, unsigned long long* ctr)
+{
+    const i64 m = nf >= 0 ? nf : (i64)ctr[4];
+    unsigned long long my = 0ULL;
+    for (i64 q = (i64)blockIdx.x * blockDim.x + threadIdx.x; q < m;
+         q += (i64)gridDim.x * blockDim.x) {
+        const i64 v = src[q];
+        lvl[v] = 1;
+        my += (unsigned long long)((i64)pp[v + 1] - (i64)pp[v]);
+    }
+    __shared__ unsigned long long s;
+    if (threadIdx.x == 0) s = 0ULL;
+    __syncthreads();
+    if (my) atomicAdd(&s, my);
+    __syncthreads();
+    if (threadIdx.x == 0 && s) atomicAdd(&ctr[3], s);
+}
+
+// the positions of a dense frontier listed into src, counted in ctr[4]
+extern "C" __global__ void wide_compact(const bool* __restrict__ pres, i64 n,
+        i64* __restrict__ src, unsigned long long* ctr)
+{
+    for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (i64)gridDim.x * blockDim.x) {
+        if (pres[i]) src[atomicAdd(&ctr[4], 1ULL)] = i;
+    }
+}
+"""
+
+WIDE_BLOCK = 256
+# Beamer's switches (direction-optimizing BFS, SC 2012): top-down while the
+# frontier's out-edges are at most (unexplored in-edges) / ALPHA; bottom-up
+# until the frontier has fewer than n / BETA vertices and shrinks
+WIDE_ALPHA = 14.0
+WIDE_BETA = 24.0
+
+
+def _wide_source(pp, px, qp, qx):
+    return K._COMMON + K._typedefs(PP=pp, PX=px, QP=qp, QX=qx) + _WIDE
+
+
+def traverse_wide(be, push_P, pull_P, frontier, visited, max_levels, parents=False):
+    """``(order, offsets, complete, parents or None)`` as :func:`traverse`,
+    for traversals with big levels: each level one launch -- top-down
+    (``wide_push``: a warp per frontier vertex) or bottom-up (``wide_pull``:
+    a thread per vertex, stopping at the first in-neighbour of the level) --
+    and one read of the counters (found vertices, their out- and in-edges),
+    from which the host picks the next level's direction (Beamer's rule).
+    ``push_P``: (indptr, indices) listing each vertex's out-neighbours (the
+    ones it reaches), ``pull_P`` its in-neighbours."""
+    from ...results import SparseResult
+    n = visited.shape[0]
+    max_levels = int(max(1, min(max_levels, n + 1)))
+    pp, px = (cupy.ascontiguousarray(a) for a in push_P)
+    qp, qx = (cupy.ascontiguousarray(a) for a in pull_P)
+    key = ("traverse_wide", pp.dtype, px.dtype, qp.dtype, qx.dtype)
+    src_fn = lambda: _wide_source(pp.dtype, px.dtype, qp.dtype, qx.dtype)  # noqa: E731
+    fn = lambda name: be._fn(key, src_fn, name)                             # noqa: E731
+    m1 = max(n, 1)
+    lvl = cupy.empty(m1, dtype=np.int32)
+    queue = cupy.empty(m1, dtype=np.int64)
+    keys = cupy.empty(m1, dtype=np.int64)
+    par = cupy.empty(m1 if parents else 1, dtype=np.int64)
+    ctr = cupy.zeros(6, dtype=np.uint64)
+    blocks = lambda k: max(1, min(-(-k // WIDE_BLOCK), 8192))             # noqa: E731
+    if isinstance(frontier, SparseResult):
+        start = cupy.ascontiguousarray(frontier.keys, dtype=np.int64)
+        nf = start.shape[0]
+    elif frontier.present is None:
+        start, nf = cupy.arange(n, dtype=np.int64), n
+    else:
+        start, nf = cupy.empty(m1, dtype=np.int64), -1
+        if n:
+            fn("wide_compact")((blocks(n),), (WIDE_BLOCK,),
+                               (cupy.ascontiguousarray(frontier.present), np.int64(n), start,
+                                ctr))
+    if start.shape[0] == 0:
+        start = cupy.zeros(1, dtype=np.int64)      # a valid pointer; nf is 0
+    vis = cupy.ascontiguousarray(visited, dtype=bool)
+    if n:
+        fn("wide_init")((blocks(n),), (WIDE_BLOCK,), (vis, np.int64(n), qp, lvl, ctr))
+        fn("wide_start")((blocks(max(nf, 1) if nf >= 0 else n),), (WIDE_BLOCK,),
+                         (start, np.int64(nf), pp, lvl, ctr))
+    h = ctr.get()
+    if nf < 0:
+        nf = int(h[4])
+    mf, mu = int(h[3]), int(qx.shape[0]) - int(h[5])
+    offsets, tail, out_seen, in_seen = [0], 0, 0, 0
+    push, prev_nf, complete, lev = True, nf, False, 1
+    lo, hi, src = 0, nf, start
+    push_fn, pull_fn = fn("wide_push"), fn("wide_pull")
+    pull_blocks = blocks(n)
+    dirs = []                                      # "p" top-down, "u" bottom-up
+    while len(offsets) <= max_levels:
+        if nf == 0:
+            complete = True
+            break
+        if push:
+            push = mf * WIDE_ALPHA <= mu
+        else:
+            push = nf * WIDE_BETA < n and nf < prev_nf
+        dirs.append("p" if push else "u")
+        if push:
+            push_fn((blocks(32 * (hi - lo)),), (WIDE_BLOCK,),
+                    (pp, px, qp, src, np.int64(lo), np.int64(hi), np.int32(lev), lvl,
+                     np.int64(n), queue, keys, par, np.int32(bool(parents)), ctr))
+        else:
+            pull_fn((pull_blocks,), (WIDE_BLOCK,),
+                    (qp, qx, pp, np.int32(lev), lvl, np.int64(n), queue, keys, par,
+                     np.int32(bool(parents)), ctr))
+        h = ctr.get()                              # the level's one wait
+        found = int(h[0]) - tail
+        if found == 0:
+            complete = True
+            break
+        offsets.append(int(h[0]))
+        prev_nf, nf = nf, found
+        mf, out_seen = int(h[1]) - out_seen, int(h[1])
+        mu -= int(h[2]) - in_seen
+        in_seen = int(h[2])
+        lo, hi, src, tail, lev = tail, tail + found, queue, tail + found, lev + 1
+    be.last_kernel = ("traverse_wide", "".join(dirs))
+    total = offsets[-1]
+    offsets = np.asarray(offsets, dtype=np.int64)
+    if total:
+        order = cupy.sort(keys[:total]) % np.int64(m1)
+    else:
+        order = cupy.zeros(0, dtype=np.int64)
+    return order, offsets, complete, (par[order] if parents else None)
