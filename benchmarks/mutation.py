@@ -58,6 +58,7 @@ SUITES = {
     "alg": ["tests/test_alg_families.py", "tests/test_alg_traversal.py",
             "tests/test_alg_pagerank_tc.py"],
     "relax": ["tests/test_relax_speculation.py"],
+    "spec": ["tests/test_traversal_speculation.py"],
     # the loop kernels' dot runs only as the template of a user operator's
     # specialised copy (the predefined semirings take cpu/spgemm.py's)
     "user": ["tests/test_operators_user.py"],
@@ -287,6 +288,13 @@ MUTATIONS = [
     ("relax-compare-ignores-distances", OPS + "relax.py",
      "if (b.__class__ is not Vector or b._ver != R.d_ver or R.d_round != r.k - 1",
      "if (b.__class__ is not Vector", "relax"),
+    ("spec-wide-level-unsorted", OPS + "speculate.py",
+     "if self.in_order or b - a < 2:", "if True:", "spec"),
+    ("spec-wide-never-starts", OPS + "speculate.py",
+     "        if not linked:                  # a first call",
+     "        if True:                  # a first call", "spec"),
+    ("spec-wide-parents-dropped", "graphblast_py/backend/generic.py",
+     "                pars.append(f[row[first]])", "                pars.append(new)", "spec"),
     ("relax-copies-repeats-unmarked", OPS + "relax.py",
      "w._nv_hi + (hi - lo), repeats=True)", "w._nv_hi + (hi - lo))", "relax"),
     ("relax-compare-any-round", OPS + "relax.py",

@@ -110,12 +110,25 @@ def test_bfs_levels_and_parents(device, name, is_directed):
                 assert S[p, v] != 0 and ref[p] == ref[v] - 1
 
 
-def test_bfs_switches_direction(device):
+def test_bfs_switches_direction(device, monkeypatch):
+    """The ordinary calls go push and pull on a power-law graph; with wide
+    traversal runs (the GPU's default) the run does, where the backend
+    reports its levels' directions."""
     A = gb.Matrix.from_scipy(undirected("kron"), device=device)
+    be = gb.backend.get(device)
+    monkeypatch.setattr(be, "speculate_wide", False)
     gb.stats.reset()
-    bfs(A, 0)
+    off = bfs(A, 0)
     counts = gb.stats()["counts"]
     assert counts.get("vxm:push", 0) >= 1 and counts.get("vxm:pull", 0) >= 1
+    monkeypatch.setattr(be, "speculate_wide", True)
+    gb.stats.reset()
+    assert bfs(A, 0).isequal(off)
+    counts = gb.stats()["counts"]
+    assert counts.get("traversal:launched", 0) >= 1 and counts.get("vxm:push", 0) >= 1
+    k = getattr(be, "last_kernel", None)
+    if isinstance(k, tuple) and k[0] == "traverse_wide":
+        assert "u" in k[1] and "p" in k[1], k
 
 
 def test_bfs_isolated_source_and_errors(device):

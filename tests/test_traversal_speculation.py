@@ -1012,3 +1012,35 @@ def test_kept_frontier_does_not_keep_the_matrix(device, spec_on):
     f, a_ref, lv_ref = run()
     gc.collect()
     assert f.nvals > 0 and a_ref() is None and lv_ref() is None
+
+
+def test_wide_levels_in_any_order(device, wide_on, monkeypatch):
+    """A wide run may give each level's vertices in any order (the GPU's
+    kernels append them as found): with the levels shuffled again within
+    each level (parents along), the frontiers and parents read every level,
+    the final levels and parents equal the ordinary path's."""
+    be = wide_on
+    orig = be.traverse_wide
+    rng = np.random.default_rng(9)
+
+    def shuffled(*args, **kwargs):
+        order, offsets, complete, par = orig(*args, **kwargs)
+        perm = np.concatenate([a + rng.permutation(b - a)
+                               for a, b in zip(offsets[:-1], offsets[1:])] or [[]]).astype(int)
+        perm = be.asarray(perm)
+        return order[perm], offsets, complete, (None if par is None else par[perm])
+
+    monkeypatch.setattr(be, "traverse_wide", shuffled)
+    for S, sources in (WIDE_GRAPHS["kronecker"](), WIDE_GRAPHS["random directed"]()):
+        A = matrix(S, device)
+        for src in sources:
+            gb.stats.reset()
+            check_graph(S, src, device, be)          # every frontier read and compared
+            assert launches(True) >= 1
+            lv_on, par_on, reads_on = parents_loop(A, src, be, True, read_every=1)
+            lv_off, par_off, reads_off = parents_loop(A, src, be, False, read_every=1)
+            same(lv_on, lv_off)
+            check_parents(S, src, lv_on, par_on)
+            assert len(reads_on) == len(reads_off)
+            for (_, x), (_, y) in zip(reads_on, reads_off):
+                np.testing.assert_array_equal(x[0], y[0])

@@ -79,7 +79,9 @@ class ArrayBackend(SparseMixin, EwiseMixin, ReduceMixin, MatVecMixin, SpgemmMixi
         """Every later level of a plain BFS from ``frontier`` (a vector's
         ``_view()``) outside ``visited`` (bool over the vertices, not
         changed), at most ``max_levels``: ``(order, offsets, complete,
-        parents or None)`` as ``traverse`` returns them.  ``push_P``:
+        parents or None)`` as ``traverse`` returns them, except that each
+        level's vertices may come in any order (the parents aligned with
+        them).  ``push_P``:
         ``(indptr, indices)`` listing the vertices each vertex reaches;
         ``pull_P`` the same for the reverse edges (a backend that looks
         bottom-up reads it).  Here: level by level with array operations

@@ -142,7 +142,7 @@ def _matvec(what, A, u, semiring, mask, accum, replace, out, direction, pull_inp
         T, link = speculate.begin(what, A, u, mask.parent, out, semiring, out_dtype, swap,
                                   n_out, be)
         if T is not None:
-            out = finish(out, T, out_dtype, (n_out,), be, mask, None, replace, True, masked=True)
+            out = speculate.store(out, T, out_dtype, n_out, be)
             speculate.end(out, mask.parent, link)
             return out
     if direction == "auto":

@@ -108,10 +108,15 @@ class _Traversal:
     empty.  The values of a level: ones, or (a BFS with parents) the
     parents ``par[offsets[d-1]:offsets[d]]``, aligned with ``order``."""
 
-    __slots__ = ("order", "offsets", "complete", "nlev", "ones", "par", "be", "_cast")
+    __slots__ = ("order", "offsets", "complete", "nlev", "ones", "par", "be", "_cast",
+                 "in_order")
 
-    def __init__(self, be, order, offsets, complete, out_dtype, par=None):
+    def __init__(self, be, order, offsets, complete, out_dtype, par=None, in_order=True):
         self.order, self.complete = order, bool(complete)
+        # in_order False: each level's vertices (and parents) as a wide run
+        # found them; a level is sorted when it is sliced out (_cut), the
+        # positional stores (fills, copies) take them as they are
+        self.in_order = in_order
         self.offsets = [int(x) for x in offsets]
         self.nlev = len(self.offsets) - 1
         self.par = None if par is None else be.cast(par, out_dtype)
@@ -137,19 +142,23 @@ class _Traversal:
         return self._cut(d, self._values(dtype))
 
     def _cut(self, d, vals):
-        """Level ``d``'s keys and its slice of ``vals`` (the parents, aligned
-        with ``order``, or ones, as long as the widest level)."""
+        """Level ``d``'s keys (sorted) and its slice of ``vals`` (the
+        parents, aligned with ``order``, or ones, as long as the widest
+        level)."""
         a, b = self.bounds(d)
-        return self.order[a:b], vals[a:b] if self.par is not None else vals[:b - a]
+        keys = self.order[a:b]
+        if self.in_order or b - a < 2:
+            return keys, vals[a:b] if self.par is not None else vals[:b - a]
+        if self.par is None:
+            return self.be.xp.sort(keys), vals[:b - a]
+        at = self.be.xp.argsort(keys)
+        return keys[at], vals[a:b][at]
 
     def bounds(self, d):
         """Level ``d``'s range in ``order``: ``(a, b)``."""
         if d > self.nlev:               # past the end of a complete traversal
             return self.offsets[-1], self.offsets[-1]
         return self.offsets[d - 1], self.offsets[d]
-
-    def level(self, d):
-        return SparseResult(*self._cut(d, self.ones if self.par is None else self.par))
 
 
 class _Level:
@@ -224,8 +233,9 @@ def _continues(prev, u, M, tok, swap, semiring):
 
 def begin(what, A, u, M, out, semiring, out_dtype, swap, n, be):
     """For a call already known to have the BFS shape's mask/accum/replace/
-    switches: ``(T, link)`` -- ``T`` the result when the chain answers it
-    (else None: take the ordinary path), ``link`` the record to leave on the
+    switches: ``(T, link)`` -- ``T`` the level (a :class:`_Level`, stored
+    with :func:`store`) when the chain answers it (else None: take the
+    ordinary path), ``link`` the record to leave on the
     result with :func:`end` (None: nothing to record)."""
     if (M is u or M is out or type(M) is not Vector or type(u) is not Vector
             or type(A) is not Matrix or A.nrows != A.ncols or not _bfs_shaped(semiring)):
@@ -241,7 +251,7 @@ def begin(what, A, u, M, out, semiring, out_dtype, swap, n, be):
         trav, k = prev.trav, prev.k
         if k <= trav.nlev or trav.complete:
             stats.record(what, "speculated")
-            return trav.level(k), _Link(tok, swap, semiring, out_dtype, 0, trav, k + 1)
+            return _Level(trav, k), _Link(tok, swap, semiring, out_dtype, 0, trav, k + 1)
         chained = False                 # past a traversal that stopped early
     nv = u._nvals_known()               # (unknown on a device: not small, no wait)
     parents = _bfs_shaped(semiring) == "parents"
@@ -257,11 +267,11 @@ def begin(what, A, u, M, out, semiring, out_dtype, swap, n, be):
         order, offsets, complete, par = be.traverse_wide(
             push_P[:2], pull_P[:2], u._lend(), M._mask_dense(True, lend=True),
             be.speculate_levels, parents)
-        trav = _Traversal(be, order, offsets, complete, out_dtype, par)
+        trav = _Traversal(be, order, offsets, complete, out_dtype, par, in_order=False)
         stats.record("traversal", "launched", levels=trav.nlev, complete=trav.complete,
                      wide=True)
         stats.record(what, "speculated")
-        return trav.level(1), _Link(tok, swap, semiring, out_dtype, 0, trav, 2)
+        return _Level(trav, 1), _Link(tok, swap, semiring, out_dtype, 0, trav, 2)
     streak = prev.streak + 1 if chained else 1
     if streak < AFTER:
         return None, _Link(tok, swap, semiring, out_dtype, streak, None, 0)
@@ -275,7 +285,7 @@ def begin(what, A, u, M, out, semiring, out_dtype, swap, n, be):
     trav = _Traversal(be, order, offsets, complete, out_dtype, par)
     stats.record("traversal", "launched", levels=trav.nlev, complete=trav.complete)
     stats.record(what, "speculated")
-    return trav.level(1), _Link(tok, swap, semiring, out_dtype, 0, trav, 2)
+    return _Level(trav, 1), _Link(tok, swap, semiring, out_dtype, 0, trav, 2)
 
 
 def answer(what, A, u, semiring, mask, replace, out, pull_input, swap):
@@ -363,6 +373,19 @@ def answer(what, A, u, semiring, mask, replace, out, pull_input, swap):
         link = _Link(tok, swap, semiring, out_dtype, 0, trav, k + 1)
     link.m_ver, link.out_ver = M._ver, out._ver
     out._spec = link
+    return out
+
+
+def store(out, level, out_dtype, n, be):
+    """Store a level :func:`begin` answered into ``out`` (None: a new
+    Vector) as the output rule would -- its keys and ones (or parents) in
+    ``out``'s type: the caller's call has the complemented structural mask
+    of the visited set, which allows every key of the level, and replace
+    (or an empty ``out``), so nothing else survives -- pending until read."""
+    if out is None:
+        out = Vector(out_dtype, n, device=be.name)
+    a, b = level.trav.bounds(level.k)
+    out._set_lazy(b - a, level)
     return out
 
 

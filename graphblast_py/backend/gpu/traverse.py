@@ -163,8 +163,8 @@ def traverse(be, indptr, indices, frontier, visited, capacity, max_levels, paren
 # ctr[5] the in-edges of the vertices visited before the run.
 _WIDE = r"""
 // one warp step: the lanes with got append w (one atomic for the warp)
-__device__ __forceinline__ void wide_append(bool got, i64 w, i64 from, int lev, i64 n,
-        int lane, i64* __restrict__ queue, i64* __restrict__ keys, i64* __restrict__ par,
+__device__ __forceinline__ void wide_append(bool got, i64 w, i64 from,
+        int lane, i64* __restrict__ queue, i64* __restrict__ par,
         int want_par, unsigned long long* ctr, const PP* __restrict__ pp,
         const QP* __restrict__ qp, unsigned long long& my_out, unsigned long long& my_in)
 {
@@ -176,8 +176,7 @@ __device__ __forceinline__ void wide_append(bool got, i64 w, i64 from, int lev, 
     if (got) {
         const i64 pos = (i64)at + __popc(ball & ((1u << lane) - 1u));
         queue[pos] = w;
-        keys[pos] = (i64)lev * n + w;
-        if (want_par) par[w] = from;
+        if (want_par) par[pos] = from;
         my_out += (unsigned long long)((i64)pp[w + 1] - (i64)pp[w]);
         my_in += (unsigned long long)((i64)qp[w + 1] - (i64)qp[w]);
     }
@@ -202,8 +201,8 @@ __device__ __forceinline__ void wide_sums(unsigned long long my_out, unsigned lo
 // vertex's out-edges, an unvisited head claimed by a compare-and-swap
 extern "C" __global__ void wide_push(const PP* __restrict__ pp, const PX* __restrict__ px,
         const QP* __restrict__ qp, const i64* __restrict__ src, i64 lo, i64 hi, int lev,
-        int* lvl, i64 n, i64* __restrict__ queue, i64* __restrict__ keys,
-        i64* __restrict__ par, int want_par, unsigned long long* ctr)
+        int* lvl, i64* __restrict__ queue, i64* __restrict__ par, int want_par,
+        unsigned long long* ctr)
 {
     const int lane = threadIdx.x & 31;
     const i64 warp = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
@@ -220,8 +219,7 @@ extern "C" __global__ void wide_push(const PP* __restrict__ pp, const PX* __rest
                 w = (i64)px[p];
                 got = lvl[w] < 0 && atomicCAS(&lvl[w], -1, lev + 1) == -1;
             }
-            wide_append(got, w, v, lev, n, lane, queue, keys, par, want_par, ctr, pp, qp,
-                        my_out, my_in);
+            wide_append(got, w, v, lane, queue, par, want_par, ctr, pp, qp, my_out, my_in);
         }
     }
     wide_sums(my_out, my_in, ctr);
@@ -231,7 +229,7 @@ extern "C" __global__ void wide_push(const PP* __restrict__ pp, const PX* __rest
 // in-neighbour of level lev it finds and stops
 extern "C" __global__ void wide_pull(const QP* __restrict__ qp, const QX* __restrict__ qx,
         const PP* __restrict__ pp, int lev, int* lvl, i64 n, i64* __restrict__ queue,
-        i64* __restrict__ keys, i64* __restrict__ par, int want_par, unsigned long long* ctr)
+        i64* __restrict__ par, int want_par, unsigned long long* ctr)
 {
     const int lane = threadIdx.x & 31;
     unsigned long long my_out = 0ULL, my_in = 0ULL;
@@ -249,8 +247,7 @@ extern "C" __global__ void wide_pull(const QP* __restrict__ qp, const QX* __rest
             }
         }
         if (got) lvl[w] = lev + 1;     // (lev + 1 never reads as level lev)
-        wide_append(got, w, from, lev, n, lane, queue, keys, par, want_par, ctr, pp, qp,
-                    my_out, my_in);
+        wide_append(got, w, from, lane, queue, par, want_par, ctr, pp, qp, my_out, my_in);
     }
     wide_sums(my_out, my_in, ctr);
 }
@@ -319,8 +316,9 @@ def _wide_source(pp, px, qp, qx):
 
 
 def traverse_wide(be, push_P, pull_P, frontier, visited, max_levels, parents=False):
-    """``(order, offsets, complete, parents or None)`` as :func:`traverse`,
-    for traversals with big levels: each level one launch -- top-down
+    """``(order, offsets, complete, parents or None)`` as :func:`traverse`
+    (but each level's vertices in the order found, the parents aligned with
+    them), for traversals with big levels: each level one launch -- top-down
     (``wide_push``: a warp per frontier vertex) or bottom-up (``wide_pull``:
     a thread per vertex, stopping at the first in-neighbour of the level) --
     and one read of the counters (found vertices, their out- and in-edges),
@@ -338,7 +336,6 @@ def traverse_wide(be, push_P, pull_P, frontier, visited, max_levels, parents=Fal
     m1 = max(n, 1)
     lvl = cupy.empty(m1, dtype=np.int32)
     queue = cupy.empty(m1, dtype=np.int64)
-    keys = cupy.empty(m1, dtype=np.int64)
     par = cupy.empty(m1 if parents else 1, dtype=np.int64)
     ctr = cupy.zeros(6, dtype=np.uint64)
     blocks = lambda k: max(1, min(-(-k // WIDE_BLOCK), 8192))             # noqa: E731
@@ -382,10 +379,10 @@ def traverse_wide(be, push_P, pull_P, frontier, visited, max_levels, parents=Fal
         if push:
             push_fn((blocks(32 * (hi - lo)),), (WIDE_BLOCK,),
                     (pp, px, qp, src, np.int64(lo), np.int64(hi), np.int32(lev), lvl,
-                     np.int64(n), queue, keys, par, np.int32(bool(parents)), ctr))
+                     queue, par, np.int32(bool(parents)), ctr))
         else:
             pull_fn((pull_blocks,), (WIDE_BLOCK,),
-                    (qp, qx, pp, np.int32(lev), lvl, np.int64(n), queue, keys, par,
+                    (qp, qx, pp, np.int32(lev), lvl, np.int64(n), queue, par,
                      np.int32(bool(parents)), ctr))
         h = ctr.get()                              # the level's one wait
         found = int(h[0]) - tail
@@ -400,9 +397,7 @@ def traverse_wide(be, push_P, pull_P, frontier, visited, max_levels, parents=Fal
         lo, hi, src, tail, lev = tail, tail + found, queue, tail + found, lev + 1
     be.last_kernel = ("traverse_wide", "".join(dirs))
     total = offsets[-1]
-    offsets = np.asarray(offsets, dtype=np.int64)
-    if total:
-        order = cupy.sort(keys[:total]) % np.int64(m1)
-    else:
-        order = cupy.zeros(0, dtype=np.int64)
-    return order, offsets, complete, (par[order] if parents else None)
+    # the levels as found, each in no particular order (no sort: a level is
+    # sorted only when someone reads it, speculate._Traversal)
+    return (queue[:total], np.asarray(offsets, dtype=np.int64), complete,
+            par[:total] if parents else None)
