@@ -920,6 +920,25 @@ def test_backend_fill_at(device, dtype):
     np.testing.assert_array_equal(host(p), rp)
 
 
+@pytest.mark.parametrize("dtype", ["bool", "int8", "uint8", "int32", "uint64", "int64", "float32",
+                                   "float64", "complex128"])
+def test_backend_full(device, dtype):
+    """``backend.full`` (on the GPU a fill kernel for numbers, cupy.full for
+    the rest): every position the value cast as NumPy casts it, sizes 0, 1
+    and more than a grid's worth."""
+    be = backend.get(device)
+    dt = np.dtype(dtype)
+    values = [0, 1, 7, 2.7, True, np.float32(0.25), np.int8(-3), np.uint16(9)]
+    for v in values:
+        if dt.kind in "bu" and np.asarray(v) < 0:
+            continue
+        want1 = np.asarray(v).astype(dt)
+        for n in (0, 1, 1000, 3 * 2**20 + 5):
+            got = host(be.full(n, v, dt))
+            assert got.dtype == dt and got.shape == (n,)
+            assert np.array_equal(got, np.full(n, want1, dtype=dt)), (v, n)
+
+
 @pytest.mark.parametrize("w_form", ["empty", "sparse", "dense", "full"])
 @pytest.mark.parametrize("f_form", ["sparse", "dense"])
 def test_scalar_assign_under_structure(device, w_form, f_form):

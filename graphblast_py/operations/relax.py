@@ -58,9 +58,9 @@ the kernel pushes with the plain push's loop and compares as
 ``ewise_union``'s comparison does.  ``gb.stats`` counts ``vxm:speculated``
 / ``mxv:speculated``, ``ewise_union:speculated``, ``apply:speculated`` and
 ``assign:speculated`` per answered call and ``relaxation:launched`` per
-kernel run; a backend's ``relax = False`` switches it off.  The GPU's
-kernel (backend/gpu/relax.py) is written but not yet run on a GPU: its
-``relax`` is False until its tests pass there.
+kernel run; a backend's ``relax = False`` switches it off (the CPU's
+numba kernel, backend/cpu/relax.py, and the GPU's persistent kernel,
+backend/gpu/relax.py, are both on).
 """
 import weakref
 

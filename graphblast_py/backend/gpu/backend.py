@@ -101,6 +101,12 @@ def _grid(n):
 _MAX_BLOCKS = []
 
 
+# the types of the fill kernel behind GPUBackend.full
+_FILL_TYPES = frozenset(np.dtype(t) for t in (
+    np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64,
+    np.float32, np.float64))
+
+
 def _grid_capped(n):
     """Blocks for ``n`` threads of a grid-stride kernel, at most
     ``GRID_BLOCKS_PER_SM`` per multiprocessor (at least one block)."""
@@ -297,8 +303,24 @@ class GPUBackend(ArrayBackend):
             return cupy.zeros(n, dtype=dtype)
 
     def full(self, n, value, dtype):
+        """``cupy.full`` for other values than numbers; a number into a
+        numeric type by one launch of a fill kernel (its value cast as NumPy
+        casts it) -- cupy.full's own fill costs ~30 us of host time, and a
+        BFS makes several."""
+        dt = np.dtype(dtype)
+        v = np.asarray(value) if isinstance(value, (int, float, bool, np.number, np.bool_)) \
+            else None
         with _OOM("an array", n):
-            return cupy.full(n, value, dtype=dtype)
+            if (dt not in _FILL_TYPES or v is None or v.dtype.kind not in "biuf"
+                    or not isinstance(n, (int, np.integer))):
+                return cupy.full(n, value, dtype=dt)
+            out = cupy.empty(n, dtype=dt)
+        if n:
+            with np.errstate(all="ignore"):
+                s = v.astype(dt)[()]
+            fn = self._fn(("fill", dt.str), lambda: K.fill_source(dt), "fill_all")
+            fn(_grid_capped(n), (K.BLOCK,), (np.int64(n), s, out))
+        return out
 
     def arange(self, n, dtype=np.int64):
         with _OOM("an index range", n):

@@ -1128,6 +1128,14 @@ def scatter_source(op, t):
 
 # ---------------------------------------------------------------- fills
 _FILL = r"""
+// out[0:n] = s (cupy.full's fill is an elementwise kernel whose launch costs
+// several times this one's on the host)
+extern "C" __global__ void fill_all(i64 n, TV s, TV* __restrict__ out)
+{
+    i64 stride = (i64)gridDim.x * blockDim.x;
+    for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) out[i] = s;
+}
+
 // in place: positions keys[i] (distinct) take a scalar and become present --
 // the scalar s (k == 0) or scal[j] for starts[j] <= i < starts[j + 1]
 // (k segments: the levels of a traversal, filled at once)

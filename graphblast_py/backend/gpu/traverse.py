@@ -20,6 +20,7 @@ read at the sorted vertices afterwards.
 import numpy as np
 
 import cupy
+import cupyx
 
 from . import kernels as K
 
@@ -328,8 +329,8 @@ def traverse_wide(be, push_P, pull_P, frontier, visited, max_levels, parents=Fal
     from ...results import SparseResult
     n = visited.shape[0]
     max_levels = int(max(1, min(max_levels, n + 1)))
-    pp, px = (cupy.ascontiguousarray(a) for a in push_P)
-    qp, qx = (cupy.ascontiguousarray(a) for a in pull_P)
+    pp, px, qp, qx = (a if a.flags.c_contiguous else cupy.ascontiguousarray(a)
+                      for a in (*push_P, *pull_P))
     key = ("traverse_wide", pp.dtype, px.dtype, qp.dtype, qx.dtype)
     src_fn = lambda: _wide_source(pp.dtype, px.dtype, qp.dtype, qx.dtype)  # noqa: E731
     fn = lambda name: be._fn(key, src_fn, name)                             # noqa: E731
@@ -338,6 +339,7 @@ def traverse_wide(be, push_P, pull_P, frontier, visited, max_levels, parents=Fal
     queue = cupy.empty(m1, dtype=np.int64)
     par = cupy.empty(m1 if parents else 1, dtype=np.int64)
     ctr = cupy.zeros(6, dtype=np.uint64)
+    h = cupyx.empty_pinned(6, dtype=np.uint64)   # the counters' copy on the host
     blocks = lambda k: max(1, min(-(-k // WIDE_BLOCK), 8192))             # noqa: E731
     if isinstance(frontier, SparseResult):
         start = cupy.ascontiguousarray(frontier.keys, dtype=np.int64)
@@ -357,7 +359,7 @@ def traverse_wide(be, push_P, pull_P, frontier, visited, max_levels, parents=Fal
         fn("wide_init")((blocks(n),), (WIDE_BLOCK,), (vis, np.int64(n), qp, lvl, ctr))
         fn("wide_start")((blocks(max(nf, 1) if nf >= 0 else n),), (WIDE_BLOCK,),
                          (start, np.int64(nf), pp, lvl, ctr))
-    h = ctr.get()
+    ctr.get(out=h)
     if nf < 0:
         nf = int(h[4])
     mf, mu = int(h[3]), int(qx.shape[0]) - int(h[5])
@@ -384,7 +386,7 @@ def traverse_wide(be, push_P, pull_P, frontier, visited, max_levels, parents=Fal
             pull_fn((pull_blocks,), (WIDE_BLOCK,),
                     (qp, qx, pp, np.int32(lev), lvl, np.int64(n), queue, par,
                      np.int32(bool(parents)), ctr))
-        h = ctr.get()                              # the level's one wait
+        ctr.get(out=h)                             # the level's one wait
         found = int(h[0]) - tail
         if found == 0:
             complete = True
