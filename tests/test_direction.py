@@ -116,7 +116,10 @@ def _bfs_choices(A, source, direction):
     return levels, choices, sizes
 
 
-def test_auto_switches_on_growing_frontier(device):
+def test_auto_switches_on_growing_frontier(device, monkeypatch):
+    # the ordinary calls' choice: no wide traversal run answering the big
+    # levels (the GPU's default; its directions: test_alg_traversal.py)
+    monkeypatch.setattr(gb.backend.get(device), "speculate_wide", False)
     rng = np.random.default_rng(1)
     A = random_graph(rng, 4000, 10, device)
     gb.stats.reset()
