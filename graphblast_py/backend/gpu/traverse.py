@@ -198,13 +198,31 @@ __device__ __forceinline__ void wide_sums(unsigned long long my_out, unsigned lo
     }
 }
 
-// top-down: a warp per vertex of src[lo:hi] (level lev), its lanes over the
-// vertex's out-edges, an unvisited head claimed by a compare-and-swap
-extern "C" __global__ void wide_push(const PP* __restrict__ pp, const PX* __restrict__ px,
-        const QP* __restrict__ qp, const i64* __restrict__ src, i64 lo, i64 hi, int lev,
-        int* lvl, i64* __restrict__ queue, i64* __restrict__ par, int want_par,
-        unsigned long long* ctr)
+// the run's arrays and constants, written once by wide_init into a small
+// device array (a launch costs ~0.6 us of host time per argument: the level
+// kernels take this array and their scalars only)
+#define WIDE_ARGS \
+    const PP* __restrict__ pp = (const PP*)A[0]; \
+    const PX* __restrict__ px = (const PX*)A[1]; \
+    const QP* __restrict__ qp = (const QP*)A[2]; \
+    const QX* __restrict__ qx = (const QX*)A[3]; \
+    int* lvl = (int*)A[4]; \
+    i64* __restrict__ queue = (i64*)A[5]; \
+    i64* __restrict__ par = (i64*)A[6]; \
+    unsigned long long* ctr = (unsigned long long*)A[7]; \
+    const i64* __restrict__ start = (const i64*)A[8]; \
+    const i64 n = (i64)A[9]; \
+    const int want_par = (int)A[10]; \
+    (void)px; (void)qx; (void)start; (void)n;
+
+// top-down: a warp per vertex of level lev -- (first ? start : queue)[lo:hi]
+// -- its lanes over the vertex's out-edges, an unvisited head claimed by a
+// compare-and-swap
+extern "C" __global__ void wide_push(const unsigned long long* __restrict__ A, i64 lo, i64 hi,
+                                     int lev, int first)
 {
+    WIDE_ARGS
+    const i64* __restrict__ src = first ? start : queue;
     const int lane = threadIdx.x & 31;
     const i64 warp = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
     const i64 nwarps = ((i64)gridDim.x * blockDim.x) >> 5;
@@ -228,10 +246,9 @@ extern "C" __global__ void wide_push(const PP* __restrict__ pp, const PX* __rest
 
 // bottom-up: a thread per vertex; an unvisited vertex takes the first
 // in-neighbour of level lev it finds and stops
-extern "C" __global__ void wide_pull(const QP* __restrict__ qp, const QX* __restrict__ qx,
-        const PP* __restrict__ pp, int lev, int* lvl, i64 n, i64* __restrict__ queue,
-        i64* __restrict__ par, int want_par, unsigned long long* ctr)
+extern "C" __global__ void wide_pull(const unsigned long long* __restrict__ A, int lev)
 {
+    WIDE_ARGS
     const int lane = threadIdx.x & 31;
     unsigned long long my_out = 0ULL, my_in = 0ULL;
     const i64 stride = (i64)gridDim.x * blockDim.x;
@@ -253,10 +270,21 @@ extern "C" __global__ void wide_pull(const QP* __restrict__ qp, const QX* __rest
     wide_sums(my_out, my_in, ctr);
 }
 
-// the labels from the visited set, and the in-edges of the visited vertices
+// the labels from the visited set, the in-edges of the visited vertices, and
+// the run's argument array A (its first thread)
 extern "C" __global__ void wide_init(const bool* __restrict__ vis, i64 n,
-        const QP* __restrict__ qp, int* __restrict__ lvl, unsigned long long* ctr)
+        const QP* __restrict__ qp, int* __restrict__ lvl, unsigned long long* ctr,
+        unsigned long long* __restrict__ A, const PP* pp, const PX* px, const QX* qx,
+        i64* queue, i64* par, const i64* start, int want_par)
 {
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+        A[0] = (unsigned long long)pp; A[1] = (unsigned long long)px;
+        A[2] = (unsigned long long)qp; A[3] = (unsigned long long)qx;
+        A[4] = (unsigned long long)lvl; A[5] = (unsigned long long)queue;
+        A[6] = (unsigned long long)par; A[7] = (unsigned long long)ctr;
+        A[8] = (unsigned long long)start; A[9] = (unsigned long long)n;
+        A[10] = (unsigned long long)want_par;
+    }
     unsigned long long my = 0ULL;
     for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i < n;
          i += (i64)gridDim.x * blockDim.x) {
@@ -323,7 +351,10 @@ def traverse_wide(be, push_P, pull_P, frontier, visited, max_levels, parents=Fal
     (``wide_push``: a warp per frontier vertex) or bottom-up (``wide_pull``:
     a thread per vertex, stopping at the first in-neighbour of the level) --
     and one read of the counters (found vertices, their out- and in-edges),
-    from which the host picks the next level's direction (Beamer's rule).
+    from which the host picks the next level's direction (Beamer's rule;
+    the first level's by its size, with no read before it).  The level
+    kernels take their arrays from a small device array written by
+    ``wide_init`` (fewer launch arguments).
     ``push_P``: (indptr, indices) listing each vertex's out-neighbours (the
     ones it reaches), ``pull_P`` its in-neighbours."""
     from ...results import SparseResult
@@ -355,17 +386,23 @@ def traverse_wide(be, push_P, pull_P, frontier, visited, max_levels, parents=Fal
     if start.shape[0] == 0:
         start = cupy.zeros(1, dtype=np.int64)      # a valid pointer; nf is 0
     vis = cupy.ascontiguousarray(visited, dtype=bool)
+    args = cupy.empty(11, dtype=np.uint64)
     if n:
-        fn("wide_init")((blocks(n),), (WIDE_BLOCK,), (vis, np.int64(n), qp, lvl, ctr))
+        fn("wide_init")((blocks(n),), (WIDE_BLOCK,),
+                        (vis, np.int64(n), qp, lvl, ctr, args, pp, px, qx, queue, par, start,
+                         np.int32(bool(parents))))
         fn("wide_start")((blocks(max(nf, 1) if nf >= 0 else n),), (WIDE_BLOCK,),
                          (start, np.int64(nf), pp, lvl, ctr))
-    ctr.get(out=h)
-    if nf < 0:
+    qnnz = int(qx.shape[0])
+    if nf < 0:                                     # a dense frontier: its count first
+        ctr.get(out=h)
         nf = int(h[4])
-    mf, mu = int(h[3]), int(qx.shape[0]) - int(h[5])
-    offsets, tail, out_seen, in_seen = [0], 0, 0, 0
-    push, prev_nf, complete, lev = True, nf, False, 1
-    lo, hi, src = 0, nf, start
+        push = int(h[3]) * WIDE_ALPHA <= qnnz - int(h[5])
+    else:                                          # no read before the first level:
+        push = nf * WIDE_BETA < n                  # its direction by its size
+    offsets, tail, out_seen, mf, mu = [0], 0, 0, 0, 0
+    prev_nf, complete, lev, first = nf, False, 1, True
+    lo, hi = 0, nf
     push_fn, pull_fn = fn("wide_push"), fn("wide_pull")
     pull_blocks = blocks(n)
     dirs = []                                      # "p" top-down, "u" bottom-up
@@ -373,19 +410,14 @@ def traverse_wide(be, push_P, pull_P, frontier, visited, max_levels, parents=Fal
         if nf == 0:
             complete = True
             break
-        if push:
-            push = mf * WIDE_ALPHA <= mu
-        else:
-            push = nf * WIDE_BETA < n and nf < prev_nf
+        if not first:                              # Beamer's switches
+            push = (mf * WIDE_ALPHA <= mu) if push else (nf * WIDE_BETA < n and nf < prev_nf)
         dirs.append("p" if push else "u")
         if push:
             push_fn((blocks(32 * (hi - lo)),), (WIDE_BLOCK,),
-                    (pp, px, qp, src, np.int64(lo), np.int64(hi), np.int32(lev), lvl,
-                     queue, par, np.int32(bool(parents)), ctr))
+                    (args, np.int64(lo), np.int64(hi), np.int32(lev), np.int32(first)))
         else:
-            pull_fn((pull_blocks,), (WIDE_BLOCK,),
-                    (qp, qx, pp, np.int32(lev), lvl, np.int64(n), queue, par,
-                     np.int32(bool(parents)), ctr))
+            pull_fn((pull_blocks,), (WIDE_BLOCK,), (args, np.int32(lev)))
         ctr.get(out=h)                             # the level's one wait
         found = int(h[0]) - tail
         if found == 0:
@@ -394,9 +426,8 @@ def traverse_wide(be, push_P, pull_P, frontier, visited, max_levels, parents=Fal
         offsets.append(int(h[0]))
         prev_nf, nf = nf, found
         mf, out_seen = int(h[1]) - out_seen, int(h[1])
-        mu -= int(h[2]) - in_seen
-        in_seen = int(h[2])
-        lo, hi, src, tail, lev = tail, tail + found, queue, tail + found, lev + 1
+        mu = qnnz - int(h[5]) - int(h[2])          # in-edges of the unvisited vertices
+        lo, hi, tail, lev, first = tail, tail + found, tail + found, lev + 1, False
     be.last_kernel = ("traverse_wide", "".join(dirs))
     total = offsets[-1]
     # the levels as found, each in no particular order (no sort: a level is
