@@ -156,6 +156,17 @@ class Graphblast(System):
         return h[kind]
 
     def run(self, alg, h, g):
+        out = self._run(alg, h, g)
+        # a result may hold pending stores (a BFS's level fills and parent
+        # copies, an SSSP's distance copies: Vector._settle), carried out at
+        # the first read; the peers return finished arrays, so they are
+        # carried out here, inside the timed run
+        for v in (out if isinstance(out, tuple) else (out,)):
+            if getattr(v, "_pend", None) is not None:
+                v._settle()
+        return out
+
+    def _run(self, alg, h, g):
         from .. import algorithms as al
         A = h["bool"]
         if alg == "bfs":
