@@ -69,7 +69,6 @@ levels); a backend's ``speculate = False`` switches it all off.
 import weakref
 
 from ..matrix import Matrix
-from ..results import SparseResult
 from ..stats import stats
 from ..vector import Vector
 
