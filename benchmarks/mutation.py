@@ -171,9 +171,9 @@ MUTATIONS = [
     # ------------------------------------------------------------ backend/cpu/backend.py
     ("cpu-second-reduce-end", CPU + "backend.py",
      "ends[:-1] = starts[1:] - 1", "ends[:-1] = starts[1:]", "objects"),   # dup_op=second
-    ("cpu-reduce-min-nan-wins", CPU + "backend.py",
-     'f = (np.fmin if name == "min" else np.fmax) if vals.dtype.kind == "f" else',
-     'f = (np.minimum if name == "min" else np.maximum) if vals.dtype.kind == "f" else', "cpu"),
+    ("cpu-reduce-min-nan-wins", "graphblast_py/operators/predefined.py",
+     'else xp.minimum(x, y), comm=True, ufunc="fmin")',
+     'else xp.minimum(x, y), comm=True, ufunc="minimum")', "cpu"),
     ("cpu-terminal-zero-for-all", CPU + "backend.py",
      "return (t, True) if t is not None else (out_dtype.type(0), False)",
      "return (t, True) if t is not None else (out_dtype.type(0), True)", "cpu"),
@@ -201,14 +201,14 @@ MUTATIONS = [
      "elif kb < ka:", "elif kb <= ka:", "user"),
     # ------------------------------------------------------------ backend/cpu/spgemm.py (numba)
     ("spgemm-mult-operand-order", CPU + "spgemm.py",
-     "acc[j] = _mult(multop, a, bv[q] if read_b else bv[0], i, k, j)",
-     "acc[j] = _mult(multop, bv[q] if read_b else bv[0], a, i, k, j)", "spgemm"),
+     "prod = acc.dtype.type(_mult(multop, a, bv[q] if read_b else bv[0], i, k, j))",
+     "prod = acc.dtype.type(_mult(multop, bv[q] if read_b else bv[0], a, i, k, j))", "spgemm"),
     # ------------------------------------------------------------ operators (monoid table)
     ("times-terminal-zero-on-floats", "graphblast_py/operators/predefined.py",
      'lambda t: 0 if t.kind in "iu" else None', "lambda t: 0", "cpu"),
     # ------------------------------------------------------------ io/
     ("mm-skew-sign-lost", IO + "matrixmarket.py",
-     "                mv = -mv", "                mv = mv", "io"),
+     "            mv = -mv", "            mv = mv", "io"),
     ("mm-columns-not-rebased", IO + "matrixmarket.py",
      "    c = c - 1\n", "    c = c\n", "io"),
     ("mm-index-bound-off-by-one", IO + "matrixmarket.py",
@@ -271,7 +271,8 @@ MUTATIONS = [
     ("h-kernel-push-any-skip", CPU + "kernels.py",
      "if outp[r] and is_any:", "if outp[r] and not is_any:", "cpu"),
     ("h-mm-skew-not-mirrored", IO + "matrixmarket.py",
-     'if h.symmetry != "general":', 'if h.symmetry == "symmetric":', "io"),
+     'if h.symmetry == "general":\n        return r, c, values, None',
+     'if h.symmetry != "symmetric":\n        return r, c, values, None', "io"),
     ("h-cc-aggressive-max", ALG + "connected_components.py",
      "f.ewise_add(mngf, binary.min, out=f)", "f.ewise_add(mngf, binary.max, out=f)", "alg"),
     ("h-bfs-frontier-kept", ALG + "bfs.py",
