@@ -577,11 +577,18 @@ if given is not None:
            after=st.sampled_from([1, 2, 4]),
            ops=st.dictionaries(st.integers(0, 30),
                                st.lists(st.tuples(st.sampled_from(OPS), st.integers(0, 99)),
-                                        max_size=2), max_size=3))
-    def test_random_graphs_and_perturbations(n, m, seed, after, ops, monkeypatch):
+                                        max_size=2), max_size=3),
+           wide=st.sampled_from([None, 1, 3]))
+    def test_random_graphs_and_perturbations(n, m, seed, after, ops, wide, monkeypatch):
+        """``wide``: wide runs on (the CPU's generic form), frontiers of more
+        than that many vertices counting as big, so they start on these
+        small graphs."""
         be = backend.get("cpu")
         saved = be.speculate
         monkeypatch.setattr(speculate, "AFTER", after)
+        if wide is not None:
+            monkeypatch.setattr(be, "speculate_wide", True)
+            monkeypatch.setattr(speculate, "MIN_SMALL", wide)
         try:
             rng = np.random.default_rng(seed)
             r, c = rng.integers(0, n, m), rng.integers(0, n, m)
