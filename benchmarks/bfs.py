@@ -13,6 +13,7 @@ import scipy.sparse.csgraph as csgraph
 
 import graphblast_py as gb
 from graphblast_py import semiring
+from graphblast_py.suite.systems import finished
 
 
 def bfs_levels(A, source, direction):
@@ -37,10 +38,7 @@ def timed(fn, repeats, sync=lambda: None):
     ts = []
     for _ in range(repeats):
         t = time.perf_counter()
-        r = fn()
-        for v in (r if isinstance(r, tuple) else (r,)):
-            if getattr(v, "_pend", None) is not None:
-                v._settle()
+        finished(fn())
         sync()
         ts.append(time.perf_counter() - t)
     return statistics.median(ts)

@@ -42,17 +42,6 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-def settled(out):
-    """``out`` (a Vector, or a tuple of them) with its pending stores carried
-    out -- a BFS answered by traversal speculation leaves its level fills
-    and parent copies pending until read (Vector._settle); the baselines
-    return finished arrays, so the timed region includes them."""
-    for v in (out if isinstance(out, tuple) else (out,)):
-        if getattr(v, "_pend", None) is not None:
-            v._settle()
-    return out
-
-
 WORK = ("bfs", "bfs-loop", "bfs-parents", "pr-1iter", "pr-iter", "tc", "cc")
 
 
@@ -79,6 +68,7 @@ def main():
     from graphblast_py import ConvergenceError
 
     from graphblast_py.demo import bfs_levels as user_bfs   # the README's loop
+    from graphblast_py.suite.systems import finished
 
     gb.set_device("gpu")
     props = cp.cuda.runtime.getDeviceProperties(0)
@@ -111,7 +101,7 @@ def main():
         for _ in range(args.repeats):
             sync()
             t = time.perf_counter()
-            out = settled(fn())
+            out = finished(fn())        # (pending stores inside the timed region)
             sync()
             ts.append(time.perf_counter() - t)
         return statistics.median(ts), out

@@ -26,6 +26,7 @@ import scipy.sparse.csgraph as csgraph
 import graphblast_py as gb
 from graphblast_py import backend
 from graphblast_py.demo import bfs_levels as readme_loop     # the README's loop
+from graphblast_py.suite.systems import finished
 
 
 def timed(fn, repeats, sync):
@@ -34,9 +35,7 @@ def timed(fn, repeats, sync):
     ts = []
     for _ in range(repeats):
         t = time.perf_counter()
-        r = fn()
-        if getattr(r, "_pend", None) is not None:   # pending fills / copies:
-            r._settle()                 # carried out inside the timed region
+        r = finished(fn())              # pending fills / copies inside the timed region
         sync()
         ts.append(time.perf_counter() - t)
     return statistics.median(ts) * 1e3, r
