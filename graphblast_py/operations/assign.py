@@ -34,29 +34,28 @@ def _unique_check(be, I, what):
 def vector_assign(w, value, indices=None, *, mask=None, accum=None, replace=False):
     """``w<mask>(indices) = accum(w(indices), value)``; value a scalar or a
     Vector of size len(indices)."""
-    if (value.__class__ is Vector and indices is None and mask.__class__ is Mask
-            and mask.parent is value and mask.structure and not mask.complement
-            and accum is None and replace is False and w.__class__ is Vector
-            and value.size == w.size and value._be is w._be and value is not w):
-        if value._spec.__class__ is relax._Rec:
-            # ``d<f.S> = f`` with ``f`` a round's frontier of a shortest-path
-            # chain (operations/relax.py): answered from its kernel run, or
-            # noted on ``d`` after the ordinary assign
-            if relax.assign(w, value):
-                return w
-            before = w._ver
-            _vector_assign(w, value, indices, mask, accum, replace)
-            relax.note_assign(w, value, before)
+    # ``w<F.S> = F``, F another Vector of w's size on w's device
+    own = (value.__class__ is Vector and indices is None and mask.__class__ is Mask
+           and mask.parent is value and mask.structure and not mask.complement
+           and accum is None and replace is False and w.__class__ is Vector
+           and value.size == w.size and value._be is w._be and value is not w)
+    if own and value._spec.__class__ is relax._Rec:
+        # ``d<f.S> = f`` with ``f`` a round's frontier of a shortest-path
+        # chain (operations/relax.py): answered from its kernel run, or
+        # noted on ``d`` after the ordinary assign
+        if relax.assign(w, value):
             return w
-    return _vector_assign(w, value, indices, mask, accum, replace)
+        before = w._ver
+        _vector_assign(w, value, indices, mask, accum, replace, own)
+        relax.note_assign(w, value, before)
+        return w
+    return _vector_assign(w, value, indices, mask, accum, replace, own)
 
 
-def _vector_assign(w, value, indices, mask, accum, replace):
-    """:func:`vector_assign`'s body."""
-    if (value.__class__ is Vector and indices is None and mask.__class__ is Mask
-            and mask.parent is value and mask.structure and not mask.complement
-            and accum is None and replace is False and w.__class__ is Vector
-            and value.size == w.size and value._be is w._be and value is not w):
+def _vector_assign(w, value, indices, mask, accum, replace, own):
+    """:func:`vector_assign`'s body; ``own``: the call is ``w<F.S> = F``
+    with F another Vector of w's size on w's device (vector_assign's test)."""
+    if own:
         # w<F.S> = F where F is a level of a BFS-with-parents traversal
         # (speculate.py; algorithms/bfs.py's parent update): F's entries
         # are known on the host as slices of the traversal's arrays, so the
