@@ -273,11 +273,7 @@ def ewise_union(a, b, op, left_default, right_default, *, mask=None, accum=None,
         if T is None:
             T = _at(be, op, mk, _gather_at(a, mask, mk), _gather_at(b, mask, mk), dt, "union",
                     ld, rd)
-        w = finish(out, T, dt, a.shape, be, mask, accum, replace, True, masked=True)
-        if a._is_vector and a._spec is not None and out is None and accum is None:
-            relax.note_compare(a, b, op, rd, mask, w)      # (operations/relax.py)
-        return w
-    if (a._is_vector and op.positional is None and not op.is_user
+    elif (a._is_vector and op.positional is None and not op.is_user
             and (a.form == "dense" or b.form == "dense")):
         # a dense operand (SSSP's distances): over all positions, as ewise_add
         # does, instead of key sorts of every stored entry (a predefined op:
@@ -291,7 +287,9 @@ def ewise_union(a, b, op, left_default, right_default, *, mask=None, accum=None,
         k, v = union(be, ka, va, kb, vb, op, dt, left_default=ld, right_default=rd,
                      positional=_positional(a))
         T = SparseResult(k, v)
-    w = finish(out, T, dt, a.shape, be, mask, accum, replace, a._is_vector)
+    # (mask first: a vector's, computed at the mask's keys only)
+    w = finish(out, T, dt, a.shape, be, mask, accum, replace, a._is_vector,
+               masked=mk is not None)
     if a._is_vector and a._spec is not None and out is None and accum is None:
         relax.note_compare(a, b, op, rd, mask, w)      # (operations/relax.py)
     return w
