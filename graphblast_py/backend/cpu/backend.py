@@ -258,8 +258,13 @@ class CPUBackend(ArrayBackend):
             w = (np.empty(n, dtype=out_dtype), np.empty(n, dtype=bool))
             self._ws.relax = w
         from .relax import relax_rounds
-        return relax_rounds(P[0], P[1], a, read_a, fidx, fvals, dvals, dpres, default, swap,
-                            small, max_rounds, self._push_workspace(n, out_dtype), w)
+        ws = self._push_workspace(n, out_dtype)
+        try:
+            return relax_rounds(P[0], P[1], a, read_a, fidx, fvals, dvals, dpres, default,
+                                swap, small, max_rounds, ws, w)
+        except MemoryError:
+            _clear_flags(ws[1])         # as the push does: a round's flags may be set
+            raise
 
     def traverse(self, indptr, indices, frontier, visited, capacity, max_levels,
                  parents=False):

@@ -84,7 +84,8 @@ def relax_rounds(indptr, indices, pvals, read_p, fidx, fvals, dvals, dpres, defa
     room left; possibly before any round).  ``pvals``/``fvals``/
     ``dvals`` of one type, ``pvals`` a 1-element array when not read
     (``read_p`` False: an iso matrix).  ``workspace``: the push's
-    accumulator (values, flags all False, touched), left as it was found;
+    accumulator (values, flags all False, touched), left as it was found
+    (after an allocation failure its flags may be set: the caller owns it);
     ``dist_workspace``: two arrays of the distances' length and types that
     take the working distances.  ``cap``: the entries the output arrays
     hold (default n + 1024: every vertex improving once, as on a graph of
@@ -100,13 +101,9 @@ def relax_rounds(indptr, indices, pvals, read_p, fidx, fvals, dvals, dpres, defa
     n = dvals.shape[0]
     if cap is None:
         cap = n + 1024                  # (pages are touched only as they fill)
-    try:
-        fk, fv, tn, foff, complete = _relax(
-            indptr, indices, pvals, bool(read_p), np.ascontiguousarray(fidx, dtype=np.int64),
-            fvals, dv, dp, dvals.dtype.type(default), bool(swap), np.int64(small),
-            np.int64(max(1, max_rounds)), outv, outp, touched, np.empty(cap, np.int64),
-            np.empty(cap, dvals.dtype))
-    except MemoryError:
-        outp[:] = False         # (a round's flags may be set: the next push reads them)
-        raise
+    fk, fv, tn, foff, complete = _relax(
+        indptr, indices, pvals, bool(read_p), np.ascontiguousarray(fidx, dtype=np.int64),
+        fvals, dv, dp, dvals.dtype.type(default), bool(swap), np.int64(small),
+        np.int64(max(1, max_rounds)), outv, outp, touched, np.empty(cap, np.int64),
+        np.empty(cap, dvals.dtype))
     return fk, fv, tn.tolist(), foff.tolist(), bool(complete)
