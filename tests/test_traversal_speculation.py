@@ -396,8 +396,9 @@ def test_wide_parents(device, wide_on, mxv):
             lv_off, par_off, _ = parents_loop(A, src, wide_on, False, mxv=mxv)
             same(lv_on, lv_off)
             check_parents(S, src, lv_on, par_on, transpose=mxv)
-    lv, par = bfs(matrix(WIDE_GRAPHS["kronecker"]()[0], device), 0, parents=True)
-    check_parents(WIDE_GRAPHS["kronecker"]()[0], 0, lv, par)
+    S = WIDE_GRAPHS["kronecker"]()[0]
+    lv, par = bfs(matrix(S, device), 0, parents=True)
+    check_parents(S, 0, lv, par)
 
 
 def test_wide_level_cap_and_reads(device, wide_on):
