@@ -558,7 +558,7 @@ class Vector:
             be = backend_for(device)
             i, value, dt, size = one
             v = cls(dt, size, device=be.name)
-            v._set_sparse(be.full(1, i, np.int64), be.full(1, value, dt))
+            v._set_sparse(*be.one_entry(i, value, dt))
             return v
         be = backend_for(device)
         if be.dense_vectors and dup_op is None and _on_host(indices) and _on_host(values):

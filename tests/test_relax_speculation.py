@@ -623,6 +623,18 @@ def test_copy_at_last_occurrence(device, dt):
         be.copy_at(gv, gp, xp.asarray(keys), xp.asarray(src), last=True)
         np.testing.assert_array_equal(host(gp), wp, err_msg=f"m={m}")
         np.testing.assert_array_equal(host(gv), wv, err_msg=f"m={m}")
+    for m in (1, 7, 300):                   # distinct keys, the plain copy
+        for kt in ("int64", "int32"):       # (int32 keys: the general path)
+            keys = rng.permutation(n)[:m].astype(kt)
+            src = rng.integers(0, 100, m).astype(dt)
+            vals = rng.integers(0, 100, n).astype(dt)
+            pres = rng.random(n) < 0.4
+            wv, wp = vals.copy(), pres.copy()
+            wv[keys], wp[keys] = src, True
+            gv, gp = xp.asarray(vals.copy()), xp.asarray(pres.copy())
+            be.copy_at(gv, gp, xp.asarray(keys), xp.asarray(src))
+            np.testing.assert_array_equal(host(gp), wp, err_msg=f"m={m} {kt}")
+            np.testing.assert_array_equal(host(gv), wv, err_msg=f"m={m} {kt}")
     from graphblast_py.backend.generic import ArrayBackend
     keys = np.array([4, 1, 4, 4, 2, 1], dtype=np.int64)
     src = np.arange(6).astype(dt)

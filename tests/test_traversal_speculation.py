@@ -947,6 +947,24 @@ def test_backend_full(device, dtype):
             assert np.array_equal(got, np.full(n, want1, dtype=dt)), (v, n)
 
 
+@pytest.mark.parametrize("dtype", ["bool", "int8", "uint64", "int64", "float32", "float64"])
+def test_backend_one_entry(device, dtype):
+    """``backend.one_entry`` (a source's arrays; on the GPU one launch for
+    numbers) and ``Vector.from_coo`` of one host entry, which uses it: the
+    index and the value as NumPy casts it."""
+    be = backend.get(device)
+    dt = np.dtype(dtype)
+    for i, v in ((0, 1), (5, 0), (2**40 - 1, 3), (7, True), (3, 2.5)):
+        want = np.asarray(v).astype(dt)
+        idx, vals = be.one_entry(i, want[()], dt)
+        assert host(idx).dtype == np.int64 and host(idx).tolist() == [i]
+        assert host(vals).dtype == dt and np.array_equal(host(vals), [want])
+        if i < 1000 and not (dt.kind in "iub" and isinstance(v, float)):
+            w = Vector.from_coo([i], v, size=1000, dtype=dtype, device=device)
+            ri, rv = w.to_coo()
+            assert host(ri).tolist() == [i] and np.array_equal(host(rv), [want]), (i, v)
+
+
 @pytest.mark.parametrize("w_form", ["empty", "sparse", "dense", "full"])
 @pytest.mark.parametrize("f_form", ["sparse", "dense"])
 def test_scalar_assign_under_structure(device, w_form, f_form):

@@ -160,6 +160,12 @@ class ArrayBackend(SparseMixin, EwiseMixin, ReduceMixin, MatVecMixin, SpgemmMixi
     def arange(self, n, dtype=np.int64):
         return self.xp.arange(n, dtype=dtype)
 
+    def one_entry(self, i, value, dtype):
+        """The arrays of a one-entry sparse vector: ``([i]`` as int64,
+        ``[value]`` in ``dtype)``; ``value`` is already of ``dtype`` (a
+        traversal's source, ``Vector.from_coo``)."""
+        return self.full(1, i, np.int64), self.full(1, value, dtype)
+
     def synchronize(self):
         """Wait until queued device work has finished (no-op on the CPU)."""
 

@@ -322,6 +322,18 @@ class GPUBackend(ArrayBackend):
             fn(_grid_capped(n), (K.BLOCK,), (np.int64(n), s, out))
         return out
 
+    def one_entry(self, i, value, dtype):
+        """As the generic ``one_entry``: both arrays written by one launch
+        (two fills cost two)."""
+        dt = np.dtype(dtype)
+        if dt not in _FILL_TYPES or not isinstance(value, (np.number, np.bool_)) \
+                or value.dtype != dt:
+            return super().one_entry(i, value, dt)
+        idx, vals = cupy.empty(1, dtype=_I64), cupy.empty(1, dtype=dt)
+        self._fn(("fill", dt.str), lambda: K.fill_source(dt), "one_entry")(
+            (1,), (1,), (np.int64(i), value, idx, vals))
+        return idx, vals
+
     def arange(self, n, dtype=np.int64):
         with _OOM("an index range", n):
             return cupy.arange(n, dtype=dtype)
@@ -476,22 +488,31 @@ class GPUBackend(ArrayBackend):
         fn(_grid_capped(m), (K.BLOCK,), (_c(keys), np.int64(m), s, st, sc, np.int32(k), vals, pres))
 
     def copy_at(self, vals, pres, keys, src, last=False):
-        """As the generic ``copy_at``; with ``last`` and repeated keys
-        (a relaxation run's deferred distance copies) without a sort or a
-        wait: each position's last occurrence by cupyx's atomic scatter-max
-        of the occurrences' indices, then every occurrence stores the
-        winner's value (the same value for each store to one position)."""
+        """As the generic ``copy_at``, in one kernel launch (CuPy's
+        ``vals[keys] = src; pres[keys] = True`` is two scatters, most of
+        their cost on the host: a BFS's parents, an SSSP's distances).  With
+        ``last`` (a relaxation run's deferred distance copies: a key may
+        repeat) and no sort or wait: a first launch leaves each position's
+        last occurrence in a work array (an atomic maximum of the
+        occurrences' indices), and only that occurrence stores."""
         m = keys.shape[0]
-        if not last or m < 2:
-            super().copy_at(vals, pres, keys, src)
+        if m == 0:
             return
-        import cupyx
-        at = cupy.arange(m, dtype=np.int64)
-        with _OOM("a copy of repeated keys", vals.shape[0]):
-            win = cupy.full(vals.shape[0], -1, dtype=np.int64)
-        cupyx.scatter_max(win, keys, at)
-        vals[keys] = src[win[keys]]
-        pres[keys] = True
+        dt = vals.dtype
+        if (dt not in _FILL_TYPES or src.dtype != dt or keys.dtype != _I64
+                or pres.dtype != _BOOL):
+            super().copy_at(vals, pres, keys, src, last)
+            return
+        keys, src = _c(keys), _c(src)
+        grid = _grid_capped(m)
+        if last and m > 1:
+            win = self.full(vals.shape[0], -1, _I64)
+            self._fn(("fill", dt.str), lambda: K.fill_source(dt), "last_occurrence")(
+                grid, (K.BLOCK,), (keys, np.int64(m), win))
+        else:
+            win, last = self._dummy(_I64), False
+        self._fn(("fill", dt.str), lambda: K.fill_source(dt), "copy_at")(
+            grid, (K.BLOCK,), (keys, np.int64(m), src, win, np.int32(last), vals, pres))
 
     def minmax(self, a):
         """As the generic ``minmax``, with one wait on the device (CuPy's

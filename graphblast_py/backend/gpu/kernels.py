@@ -1136,6 +1136,12 @@ extern "C" __global__ void fill_all(i64 n, TV s, TV* __restrict__ out)
     for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) out[i] = s;
 }
 
+// a one-entry vector's two arrays: idx[0] = i, vals[0] = s
+extern "C" __global__ void one_entry(i64 i, TV s, i64* __restrict__ idx, TV* __restrict__ vals)
+{
+    if (blockIdx.x == 0 && threadIdx.x == 0) { idx[0] = i; vals[0] = s; }
+}
+
 // in place: positions keys[i] (distinct) take a scalar and become present --
 // the scalar s (k == 0) or scal[j] for starts[j] <= i < starts[j + 1]
 // (k segments: the levels of a traversal, filled at once)
@@ -1159,6 +1165,33 @@ extern "C" __global__ void fill_at(const i64* __restrict__ keys, i64 m, TV s,
         vals[p] = v;
         pres[p] = true;
     }
+}
+
+// in place: positions keys[i] take src[i] and become present.  last == 0:
+// the keys are distinct.  last != 0: a key may repeat and only its last
+// occurrence stores -- the one whose index the last_occurrence kernel left
+// in win[p] -- so no two threads write one position
+extern "C" __global__ void copy_at(const i64* __restrict__ keys, i64 m,
+                                   const TV* __restrict__ src,
+                                   const i64* __restrict__ win, int last,
+                                   TV* __restrict__ vals, bool* __restrict__ pres)
+{
+    i64 stride = (i64)gridDim.x * blockDim.x;
+    for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i < m; i += stride) {
+        i64 p = keys[i];
+        if (last && win[p] != i) continue;
+        vals[p] = src[i];
+        pres[p] = true;
+    }
+}
+
+// win[keys[i]] = the largest i with that key (win starts at -1 everywhere)
+extern "C" __global__ void last_occurrence(const i64* __restrict__ keys, i64 m,
+                                           long long* __restrict__ win)
+{
+    i64 stride = (i64)gridDim.x * blockDim.x;
+    for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i < m; i += stride)
+        atomicMax(win + keys[i], (long long)i);
 }
 
 // in place: where pres[i] is false, out[i] takes the scalar s

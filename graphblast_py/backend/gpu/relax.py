@@ -148,7 +148,7 @@ def relax_rounds(be, P, semiring, out_dtype, a_iso, swap, frontier, dist, defaul
     max_rounds = int(max(1, min(max_rounds, n + 1)))
     ip, ix = cupy.ascontiguousarray(indptr), cupy.ascontiguousarray(indices)
     if pvals is None or a_iso is not None:
-        avals = cupy.full(1, a_iso, dtype=np.asarray(a_iso).dtype)
+        avals = be.full(1, a_iso, np.asarray(a_iso).dtype)
         read_a = False
     else:
         avals, read_a = cupy.ascontiguousarray(pvals), True
@@ -156,7 +156,7 @@ def relax_rounds(be, P, semiring, out_dtype, a_iso, swap, frontier, dist, defaul
     fn = be._fn(key, lambda: source(semiring, ip.dtype, ix.dtype, avals.dtype, out_dtype,
                                     swap), "relax_run")
     ident = semiring.monoid.identity(out_dtype)
-    acc = cupy.full(max(n, 1), ident, dtype=out_dtype)
+    acc = be.full(max(n, 1), ident, out_dtype)
     mark = cupy.zeros(max(n, 1), dtype=np.int32)
     touched = cupy.empty(max(n, 1), dtype=np.int64)
     dv = cupy.array(dvals, dtype=out_dtype, copy=True)

@@ -26,7 +26,8 @@ from . import kernels as K
 
 BLOCK = 1024
 
-_SOURCE = r"""
+_COMPACT = r"""
+// the positions of a dense frontier listed into start, counted in *cnt
 extern "C" __global__ void trav_compact(const bool* __restrict__ pres, i64 n,
                                         i64* __restrict__ start,
                                         unsigned long long* __restrict__ cnt)
@@ -39,7 +40,9 @@ extern "C" __global__ void trav_compact(const bool* __restrict__ pres, i64 n,
         }
     }
 }
+"""
 
+_SOURCE = _COMPACT + r"""
 // one block: levels 1, 2, ... of the BFS from start[0 : start_n] (start_n < 0:
 // the count is *start_cnt) outside vis (1 = visited; changed)
 // __launch_bounds__: one block of BLOCK (1024) threads must fit the register
@@ -183,18 +186,20 @@ __device__ __forceinline__ void wide_append(bool got, i64 w, i64 from,
     }
 }
 
-__device__ __forceinline__ void wide_sums(unsigned long long my_out, unsigned long long my_in,
-                                          unsigned long long* ctr)
+// every thread of the block calls this: the block's sums of a and of b
+// added to *da and *db (shared-memory sums, then one atomic each per block)
+__device__ __forceinline__ void block_sums(unsigned long long a, unsigned long long b,
+                                           unsigned long long* da, unsigned long long* db)
 {
-    __shared__ unsigned long long s_out, s_in;
-    if (threadIdx.x == 0) { s_out = 0ULL; s_in = 0ULL; }
+    __shared__ unsigned long long s[2];
+    if (threadIdx.x == 0) { s[0] = 0ULL; s[1] = 0ULL; }
     __syncthreads();
-    if (my_out) atomicAdd(&s_out, my_out);
-    if (my_in) atomicAdd(&s_in, my_in);
+    if (a) atomicAdd(&s[0], a);
+    if (b) atomicAdd(&s[1], b);
     __syncthreads();
     if (threadIdx.x == 0) {
-        if (s_out) atomicAdd(&ctr[1], s_out);
-        if (s_in) atomicAdd(&ctr[2], s_in);
+        if (s[0]) atomicAdd(da, s[0]);
+        if (s[1]) atomicAdd(db, s[1]);
     }
 }
 
@@ -241,7 +246,7 @@ extern "C" __global__ void wide_push(const unsigned long long* __restrict__ A, i
             wide_append(got, w, v, lane, queue, par, want_par, ctr, pp, qp, my_out, my_in);
         }
     }
-    wide_sums(my_out, my_in, ctr);
+    block_sums(my_out, my_in, &ctr[1], &ctr[2]);
 }
 
 // bottom-up: a thread per vertex; an unvisited vertex takes the first
@@ -267,7 +272,7 @@ extern "C" __global__ void wide_pull(const unsigned long long* __restrict__ A, i
         if (got) lvl[w] = lev + 1;     // (lev + 1 never reads as level lev)
         wide_append(got, w, from, lane, queue, par, want_par, ctr, pp, qp, my_out, my_in);
     }
-    wide_sums(my_out, my_in, ctr);
+    block_sums(my_out, my_in, &ctr[1], &ctr[2]);
 }
 
 // the labels from the visited set, the in-edges of the visited vertices, and
@@ -292,12 +297,7 @@ extern "C" __global__ void wide_init(const bool* __restrict__ vis, i64 n,
         lvl[i] = v ? 0 : -1;
         if (v) my += (unsigned long long)((i64)qp[i + 1] - (i64)qp[i]);
     }
-    __shared__ unsigned long long s;
-    if (threadIdx.x == 0) s = 0ULL;
-    __syncthreads();
-    if (my) atomicAdd(&s, my);
-    __syncthreads();
-    if (threadIdx.x == 0 && s) atomicAdd(&ctr[5], s);
+    block_sums(my, 0ULL, &ctr[5], &ctr[5]);
 }
 
 // the start frontier src[0:nf] (nf < 0: the count is ctr[4]) labelled 1,
@@ -313,23 +313,9 @@ extern "C" __global__ void wide_start(const i64* __restrict__ src, i64 nf,
         lvl[v] = 1;
         my += (unsigned long long)((i64)pp[v + 1] - (i64)pp[v]);
     }
-    __shared__ unsigned long long s;
-    if (threadIdx.x == 0) s = 0ULL;
-    __syncthreads();
-    if (my) atomicAdd(&s, my);
-    __syncthreads();
-    if (threadIdx.x == 0 && s) atomicAdd(&ctr[3], s);
+    block_sums(my, 0ULL, &ctr[3], &ctr[3]);
 }
 
-// the positions of a dense frontier listed into src, counted in ctr[4]
-extern "C" __global__ void wide_compact(const bool* __restrict__ pres, i64 n,
-        i64* __restrict__ src, unsigned long long* ctr)
-{
-    for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i < n;
-         i += (i64)gridDim.x * blockDim.x) {
-        if (pres[i]) src[atomicAdd(&ctr[4], 1ULL)] = i;
-    }
-}
 """
 
 WIDE_BLOCK = 256
@@ -341,7 +327,7 @@ WIDE_BETA = 24.0
 
 
 def _wide_source(pp, px, qp, qx):
-    return K._COMMON + K._typedefs(PP=pp, PX=px, QP=qp, QX=qx) + _WIDE
+    return K._COMMON + K._typedefs(PP=pp, PX=px, QP=qp, QX=qx) + _COMPACT + _WIDE
 
 
 def traverse_wide(be, push_P, pull_P, frontier, visited, max_levels, parents=False):
@@ -380,9 +366,9 @@ def traverse_wide(be, push_P, pull_P, frontier, visited, max_levels, parents=Fal
     else:
         start, nf = cupy.empty(m1, dtype=np.int64), -1
         if n:
-            fn("wide_compact")((blocks(n),), (WIDE_BLOCK,),
+            fn("trav_compact")((blocks(n),), (WIDE_BLOCK,),
                                (cupy.ascontiguousarray(frontier.present), np.int64(n), start,
-                                ctr))
+                                ctr[4:5]))
     if start.shape[0] == 0:
         start = cupy.zeros(1, dtype=np.int64)      # a valid pointer; nf is 0
     vis = cupy.ascontiguousarray(visited, dtype=bool)
@@ -400,7 +386,7 @@ def traverse_wide(be, push_P, pull_P, frontier, visited, max_levels, parents=Fal
         push = int(h[3]) * WIDE_ALPHA <= qnnz - int(h[5])
     else:                                          # no read before the first level:
         push = nf * WIDE_BETA < n                  # its direction by its size
-    offsets, tail, out_seen, mf, mu = [0], 0, 0, 0, 0
+    offsets, out_seen, mf, mu = [0], 0, 0, 0
     prev_nf, complete, lev, first = nf, False, 1, True
     lo, hi = 0, nf
     push_fn, pull_fn = fn("wide_push"), fn("wide_pull")
@@ -419,15 +405,18 @@ def traverse_wide(be, push_P, pull_P, frontier, visited, max_levels, parents=Fal
         else:
             pull_fn((pull_blocks,), (WIDE_BLOCK,), (args, np.int32(lev)))
         ctr.get(out=h)                             # the level's one wait
-        found = int(h[0]) - tail
+        total = int(h[0])                          # vertices found so far
+        found = total - offsets[-1]
         if found == 0:
             complete = True
             break
-        offsets.append(int(h[0]))
+        # the next frontier: the level just found, queue[lo:hi]
+        lo, hi = offsets[-1], total
+        offsets.append(total)
         prev_nf, nf = nf, found
         mf, out_seen = int(h[1]) - out_seen, int(h[1])
         mu = qnnz - int(h[5]) - int(h[2])          # in-edges of the unvisited vertices
-        lo, hi, tail, lev, first = tail, tail + found, tail + found, lev + 1, False
+        lev, first = lev + 1, False
     be.last_kernel = ("traverse_wide", "".join(dirs))
     total = offsets[-1]
     # the levels as found, each in no particular order (no sort: a level is
