@@ -1162,6 +1162,10 @@ class GPUBackend(ArrayBackend):
     # a sparse frontier of fewer vertices takes push_offsets_small (its
     # degrees and their prefix sum in one single-block launch)
     PUSH_SMALL_SCAN = 1 << 14
+    # a sparse frontier of at most this many: push_edges_fused (each block
+    # scans the degrees itself; kernels.py PUSH_FUSED, the block size; 0:
+    # never, for tests and benchmarks/push_offsets.py)
+    PUSH_FUSED = 256
     # a bigger one: push_deg_blocks and push_scan_blocks (two launches; at
     # most this many blocks of 256 threads, each thread 8 or more entries;
     # 0: push_degrees and cupy.cumsum, the earlier way, for
@@ -1231,10 +1235,13 @@ class GPUBackend(ArrayBackend):
         has_pres = dense_x and xpres is not None
         by_vertex = (dense_x and max_row_length is not None
                      and max_row_length <= self.PUSH_VERTEX_MAX_DEGREE)
+        # a sparse frontier of at most PUSH_FUSED entries: one launch that
+        # scans the row lengths itself (no offsets launch, no array)
+        fused = not dense_x and nf <= self.PUSH_FUSED
         with _OOM("the push accumulator", n_out):
             if not dense_x:
                 xi = _c(xidx.astype(np.int64, copy=False))
-            if not by_vertex:
+            if not by_vertex and not fused:
                 deg_args = (ip, xi, np.int32(dense_x),
                             _c(xpres) if has_pres else self._dummy(_BOOL),
                             np.int32(has_pres), np.int64(nf))
@@ -1281,6 +1288,10 @@ class GPUBackend(ArrayBackend):
                         np.int64(nf)]
                 sw |= has_pres << 2
                 grid = _grid_capped(nf)
+            elif fused:
+                fn = self._fn(key, build, "push_edges_fused")
+                args = [ip, ix, pv, xi, xv, np.int64(nf)]
+                grid = _grid_capped(ix.shape[0])
             else:
                 fn = self._fn(key, build, "push_edges")
                 args = [ip, ix, pv, xi, xv, off, np.int64(nf)]

@@ -692,22 +692,19 @@ __device__ __forceinline__ void push_visit(
 #endif
 }
 
-// one thread per frontier EDGE, grid-stride: off = exclusive scan of the
-// frontier's row lengths (nf + 1 entries), so a hub row is spread over many
-// threads; the edge count off[nf] is read here, on the device, so no host
-// read sizes the launch.  Frontier entry t is vertex xidx[t], or t itself
-// for a dense frontier (dense_x; its values are then indexed by vertex too).
-extern "C" __global__ void push_edges(
+// frontier edges e (grid-stride, one thread each): off = exclusive scan of
+// the frontier's row lengths (nf + 1 entries, in global or shared memory), so
+// a hub row is spread over many threads.  Frontier entry t is vertex
+// xidx[t], or t itself for a dense frontier (dense_x; its values are then
+// indexed by vertex too).
+__device__ __forceinline__ void push_edge_range(
+    const i64* off, i64 nf, i64 total, int dense_x,
     const IP* __restrict__ indptr, const IX* __restrict__ indices,
     const TA* __restrict__ pvals, const i64* __restrict__ xidx,
-    const TX* __restrict__ xvals, const i64* __restrict__ off, i64 nf,
-    const bool* __restrict__ allowed, TOUT* __restrict__ acc,
-    bool* __restrict__ flags, int* __restrict__ win, int phase, int sw,
-    bool* __restrict__ sink)
+    const TX* __restrict__ xvals, int read_a, int read_x, int has_allowed, int comp,
+    int keep_a, const bool* __restrict__ allowed, TOUT* __restrict__ acc,
+    bool* __restrict__ flags, int* __restrict__ win, int phase, bool* __restrict__ sink)
 {
-    PUSH_SWITCHES
-    const int dense_x = (sw >> 2) & 1;
-    i64 total = off[nf];
     i64 stride = (i64)gridDim.x * blockDim.x;
     for (i64 e = (i64)blockIdx.x * blockDim.x + threadIdx.x; e < total; e += stride) {
         i64 lo = 0, hi = nf;            // largest t with off[t] <= e
@@ -723,6 +720,56 @@ extern "C" __global__ void push_edges(
         push_visit(p, t, c, r, pvals, read_a, xvals, read_x, acc, flags, win, phase, keep_a,
                    sink);
     }
+}
+
+// the frontier's offsets computed beforehand (push_offsets_small or the two
+// block launches); the edge count off[nf] is read here, on the device, so
+// no host read sizes the launch
+extern "C" __global__ void push_edges(
+    const IP* __restrict__ indptr, const IX* __restrict__ indices,
+    const TA* __restrict__ pvals, const i64* __restrict__ xidx,
+    const TX* __restrict__ xvals, const i64* __restrict__ off, i64 nf,
+    const bool* __restrict__ allowed, TOUT* __restrict__ acc,
+    bool* __restrict__ flags, int* __restrict__ win, int phase, int sw,
+    bool* __restrict__ sink)
+{
+    PUSH_SWITCHES
+    push_edge_range(off, nf, off[nf], (sw >> 2) & 1, indptr, indices, pvals, xidx, xvals,
+                    read_a, read_x, has_allowed, comp, keep_a, allowed, acc, flags, win, phase,
+                    sink);
+}
+
+// a sparse frontier of at most PUSH_FUSED (the block size) entries -- a
+// source, a small step: each block scans the row lengths in shared memory
+// first, so the push is one launch with no offsets array
+#define PUSH_FUSED 256
+extern "C" __global__ void __launch_bounds__(PUSH_FUSED) push_edges_fused(
+    const IP* __restrict__ indptr, const IX* __restrict__ indices,
+    const TA* __restrict__ pvals, const i64* __restrict__ xidx,
+    const TX* __restrict__ xvals, i64 nf,
+    const bool* __restrict__ allowed, TOUT* __restrict__ acc,
+    bool* __restrict__ flags, int* __restrict__ win, int phase, int sw,
+    bool* __restrict__ sink)
+{
+    PUSH_SWITCHES
+    __shared__ i64 off[PUSH_FUSED + 1];
+    const int tid = threadIdx.x;
+    i64 d = 0;
+    if (tid < nf) {
+        const i64 c = xidx[tid];
+        d = (i64)indptr[c + 1] - (i64)indptr[c];
+    }
+    off[tid + 1] = d;
+    if (tid == 0) off[0] = 0;
+    __syncthreads();
+    for (int k = 1; k < PUSH_FUSED; k <<= 1) {   // inclusive scan of off[1..]
+        const i64 v = tid >= k ? off[tid + 1 - k] : 0;
+        __syncthreads();
+        off[tid + 1] += v;
+        __syncthreads();
+    }
+    push_edge_range(off, nf, off[nf], 0, indptr, indices, pvals, xidx, xvals, read_a, read_x,
+                    has_allowed, comp, keep_a, allowed, acc, flags, win, phase, sink);
 }
 
 // one thread per vertex of a dense frontier, grid-stride, each walking its
