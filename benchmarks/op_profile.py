@@ -12,6 +12,11 @@ what the table shows is which operations carry the time.
 ``--cprofile``: also run each algorithm once more under cProfile (no syncs
 added) and print the functions with the most own time -- the host side
 (CuPy's Cython calls count as the own time of the function that makes them).
+
+``--trace``: also run each algorithm once more with no syncs added and print
+its calls in order: when each started and how long the host spent in it
+(us from the start), then when the device finished -- a call that waits on
+the device shows the wait as its host time.
 """
 import argparse
 import time
@@ -84,6 +89,30 @@ class Profile:
         self.saved.clear()
 
 
+class Trace(Profile):
+    """The outermost calls in order, (name, start, end) host times, no
+    syncs."""
+
+    def __init__(self):
+        super().__init__(lambda: None)
+        self.events = []
+
+    def _wrap(self, cls, name, fn):
+        prof = self
+
+        def wrapped(*args, **kwargs):
+            if prof.depth:
+                return fn(*args, **kwargs)
+            prof.depth += 1
+            t = time.perf_counter()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                prof.events.append((f"{cls.__name__}.{name}", t, time.perf_counter()))
+                prof.depth -= 1
+        return wrapped
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--algorithms", nargs="+", default=["cc", "sssp"], choices=sorted(ALGS))
@@ -92,6 +121,7 @@ def main():
     p.add_argument("--device", default=None)
     p.add_argument("--top", type=int, default=12)
     p.add_argument("--cprofile", action="store_true")
+    p.add_argument("--trace", action="store_true")
     args = p.parse_args()
     if args.device:
         gb.set_device(args.device)
@@ -129,6 +159,24 @@ def main():
         for op, s in rows:
             print(f"  {op:<28} {s * 1e3:9.2f} ms  {prof.calls[op]:6d} calls "
                   f"{s / prof.calls[op] * 1e6:9.1f} µs/call")
+        if args.trace:
+            tr = Trace()
+            tr.install()
+            try:
+                t0 = time.perf_counter()
+                run(A, W, src)
+                host = time.perf_counter() - t0
+                sync()
+                done = time.perf_counter() - t0
+            finally:
+                tr.remove()
+            print(f"  trace (us from the start; host time of each call): host returned at "
+                  f"{host * 1e6:.0f}, device finished at {done * 1e6:.0f}")
+            for i, (op, a, b) in enumerate(tr.events):
+                if i < 40 or i >= len(tr.events) - 5:
+                    print(f"    {(a - t0) * 1e6:9.1f} {(b - a) * 1e6:8.1f}  {op}")
+                elif i == 40:
+                    print(f"    ... ({len(tr.events) - 45} calls)")
         if args.cprofile:
             import cProfile
             import pstats

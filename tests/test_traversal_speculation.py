@@ -1059,6 +1059,59 @@ def test_kept_frontier_does_not_keep_the_matrix(device, spec_on):
     assert f.nvals > 0 and a_ref() is None and lv_ref() is None
 
 
+@pytest.mark.parametrize("form", ["sparse", "dense known", "dense unknown"])
+@pytest.mark.parametrize("size", ["small", "big"])
+def test_wide_start_forms(device, form, size):
+    """``backend.traverse_wide`` called directly with each start form -- a
+    listed frontier, a dense one whose count the caller gives, a dense one
+    whose count the backend finds (the GPU reads it) -- small (the first
+    level pushes) and big (it pulls), with visited vertices besides the
+    frontier: each level's set equals SciPy's multi-source BFS that avoids
+    the visited vertices, on a directed graph (push and pull structures
+    differ) and an undirected one."""
+    from graphblast_py.results import DenseVectorResult, SparseResult
+    be = backend.get(device)
+    xp = np if device == "cpu" else __import__("cupy")
+    rng = np.random.default_rng(len(form) * 7 + len(size))
+    for S in (kron_scipy(12, 8, 3, directed=True), kron_scipy(12, 8, 4)):
+        S = sp.csr_matrix(S)
+        n = S.shape[0]
+        m = 3 if size == "small" else n // 4
+        front = np.sort(rng.choice(n, m, replace=False))
+        blocked = np.setdiff1d(np.flatnonzero(rng.random(n) < 0.05), front)
+        visited = np.zeros(n, dtype=bool)
+        visited[front] = visited[blocked] = True
+        # reference: a super-source joined to the frontier, the blocked
+        # vertices' edges removed, SciPy's unweighted shortest paths
+        keep = np.ones(n, dtype=bool)
+        keep[blocked] = False
+        D = sp.diags(keep.astype(float))
+        T = sp.csr_matrix(D @ S @ D)
+        top = sp.csr_matrix((np.ones(m), (np.zeros(m, dtype=int), front)), shape=(1, n))
+        G = sp.bmat([[sp.csr_matrix((1, 1)), top], [sp.csr_matrix((n, 1)), T]], format="csr")
+        dist = csgraph.shortest_path(G, indices=0, unweighted=True)[1:] - 1
+        push_P = (xp.asarray(S.indptr.astype(np.int64)), xp.asarray(S.indices.astype(np.int64)))
+        St = sp.csr_matrix(S.T)
+        pull_P = (xp.asarray(St.indptr.astype(np.int64)), xp.asarray(St.indices.astype(np.int64)))
+        count = None
+        if form == "sparse":
+            x = SparseResult(xp.asarray(front.astype(np.int64)), xp.ones(m, dtype=bool))
+        else:
+            pres = np.zeros(n, dtype=bool)
+            pres[front] = True
+            x = DenseVectorResult(xp.asarray(pres.copy()), xp.asarray(pres))
+            count = m if form == "dense known" else None
+        order, offsets, complete, _ = be.traverse_wide(push_P, pull_P, x, xp.asarray(visited),
+                                                       1 << 12, False, count)
+        order = host(order)
+        assert complete
+        want_levels = int(np.nanmax(np.where(np.isinf(dist), np.nan, dist)))
+        assert len(offsets) - 1 == want_levels, (len(offsets), want_levels)
+        for d in range(1, want_levels + 1):
+            got = np.sort(order[offsets[d - 1]:offsets[d]])
+            np.testing.assert_array_equal(got, np.flatnonzero(dist == d), err_msg=f"level {d}")
+
+
 def test_wide_levels_in_any_order(device, wide_on, monkeypatch):
     """A wide run may give each level's vertices in any order (the GPU's
     kernels append them as found): with the levels shuffled again within

@@ -75,13 +75,15 @@ class ArrayBackend(SparseMixin, EwiseMixin, ReduceMixin, MatVecMixin, SpgemmMixi
     relax = False
     relax_limit = 1 << 20
 
-    def traverse_wide(self, push_P, pull_P, frontier, visited, max_levels, parents=False):
+    def traverse_wide(self, push_P, pull_P, frontier, visited, max_levels, parents=False,
+                      count=None):
         """Every later level of a plain BFS from ``frontier`` (a vector's
         ``_view()``) outside ``visited`` (bool over the vertices, not
         changed), at most ``max_levels``: ``(order, offsets, complete,
         parents or None)`` as ``traverse`` returns them, except that each
         level's vertices may come in any order (the parents aligned with
-        them).  ``push_P``:
+        them).  ``count``: the frontier's number of entries when the caller
+        knows it (None: unknown; a backend may then read it).  ``push_P``:
         ``(indptr, indices)`` listing the vertices each vertex reaches;
         ``pull_P`` the same for the reverse edges (a backend that looks
         bottom-up reads it).  Here: level by level with array operations

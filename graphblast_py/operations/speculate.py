@@ -107,8 +107,7 @@ class _Traversal:
     empty.  The values of a level: ones, or (a BFS with parents) the
     parents ``par[offsets[d-1]:offsets[d]]``, aligned with ``order``."""
 
-    __slots__ = ("order", "offsets", "complete", "nlev", "ones", "par", "be", "_cast",
-                 "in_order")
+    __slots__ = ("order", "offsets", "complete", "nlev", "par", "be", "_cast", "in_order")
 
     def __init__(self, be, order, offsets, complete, out_dtype, par=None, in_order=True):
         self.order, self.complete = order, bool(complete)
@@ -119,20 +118,21 @@ class _Traversal:
         self.offsets = [int(x) for x in offsets]
         self.nlev = len(self.offsets) - 1
         self.par = None if par is None else be.cast(par, out_dtype)
-        if par is None:
-            widest = max((b - a for a, b in zip(self.offsets, self.offsets[1:])), default=0)
-            self.ones = be.full(widest, 1, out_dtype)   # never written: results share slices
-        else:
-            self.ones = None
         self.be, self._cast = be, {}
 
     def _values(self, dtype):
-        """The level values' array in ``dtype`` (cast once per type, not per
-        level; the results share slices of it, never written)."""
+        """The level values' array in ``dtype``: the parents, or ones as long
+        as the widest level (made once per type, not per level; the results
+        share slices of it, never written)."""
         got = self._cast.get(dtype)
         if got is None:
-            got = self._cast[dtype] = self.be.cast(self.ones if self.par is None else self.par,
-                                                   dtype)
+            if self.par is None:
+                widest = max((b - a for a, b in zip(self.offsets, self.offsets[1:])),
+                             default=0)
+                got = self.be.full(widest, 1, dtype)
+            else:
+                got = self.be.cast(self.par, dtype)
+            self._cast[dtype] = got
         return got
 
     def slices(self, d, dtype):
@@ -265,7 +265,7 @@ def begin(what, A, u, M, out, semiring, out_dtype, swap, n, be):
             (A._csc_arrays(False), A._csr(False))
         order, offsets, complete, par = be.traverse_wide(
             push_P[:2], pull_P[:2], u._lend(), M._mask_dense(True, lend=True),
-            be.speculate_levels, parents)
+            be.speculate_levels, parents, nv)
         trav = _Traversal(be, order, offsets, complete, out_dtype, par, in_order=False)
         stats.record("traversal", "launched", levels=trav.nlev, complete=trav.complete,
                      wide=True)

@@ -239,13 +239,15 @@ class GPUBackend(ArrayBackend):
             return traverse(self, indptr, indices, frontier, visited, capacity, max_levels,
                             parents)
 
-    def traverse_wide(self, push_P, pull_P, frontier, visited, max_levels, parents=False):
+    def traverse_wide(self, push_P, pull_P, frontier, visited, max_levels, parents=False,
+                      count=None):
         """The later levels of a BFS with big levels: a top-down or
         bottom-up kernel per level, the direction from counters the kernels
         keep (see gpu/traverse.py, ``traverse_wide``)."""
         from .traverse import traverse_wide
         with _OOM("a traversal", visited.shape[0]):
-            return traverse_wide(self, push_P, pull_P, frontier, visited, max_levels, parents)
+            return traverse_wide(self, push_P, pull_P, frontier, visited, max_levels, parents,
+                                 count)
 
     def __init__(self):
         self._mods = {}

@@ -277,13 +277,16 @@ extern "C" __global__ void wide_pull(const unsigned long long* __restrict__ A, i
     block_sums(my_out, my_in, &ctr[1], &ctr[2]);
 }
 
-// the labels from the visited set, the in-edges of the visited vertices, and
-// the run's argument array A (its first thread)
+// the labels from the visited set (and from a dense start frontier's
+// presence, pres, when flags & 2: its vertices labelled 1), the in-edges of
+// the visited vertices, and the run's argument array A (its first thread;
+// flags & 1: the parents are wanted)
 extern "C" __global__ void wide_init(const bool* __restrict__ vis, i64 n,
         const QP* __restrict__ qp, int* __restrict__ lvl, unsigned long long* ctr,
         unsigned long long* __restrict__ A, const PP* pp, const PX* px, const QX* qx,
-        i64* queue, i64* par, const i64* start, int want_par)
+        i64* queue, i64* par, const i64* start, const bool* __restrict__ pres, int flags)
 {
+    const int want_par = flags & 1, has_pres = (flags >> 1) & 1;
     if (blockIdx.x == 0 && threadIdx.x == 0) {
         A[0] = (unsigned long long)pp; A[1] = (unsigned long long)px;
         A[2] = (unsigned long long)qp; A[3] = (unsigned long long)qx;
@@ -296,7 +299,7 @@ extern "C" __global__ void wide_init(const bool* __restrict__ vis, i64 n,
     for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i < n;
          i += (i64)gridDim.x * blockDim.x) {
         const bool v = vis[i];
-        lvl[i] = v ? 0 : -1;
+        lvl[i] = (has_pres && pres[i]) ? 1 : (v ? 0 : -1);
         if (v) my += (unsigned long long)((i64)qp[i + 1] - (i64)qp[i]);
     }
     block_sums(my, 0ULL, &ctr[5], &ctr[5]);
@@ -347,7 +350,8 @@ def _wide_source(pp, px, qp, qx):
     return K._COMMON + K._typedefs(PP=pp, PX=px, QP=qp, QX=qx) + _COMPACT + _WIDE
 
 
-def traverse_wide(be, push_P, pull_P, frontier, visited, max_levels, parents=False):
+def traverse_wide(be, push_P, pull_P, frontier, visited, max_levels, parents=False,
+                  count=None):
     """``(order, offsets, complete, parents or None)`` as :func:`traverse`
     (but each level's vertices in the order found, the parents aligned with
     them), for traversals with big levels: each level one launch -- top-down
@@ -375,34 +379,42 @@ def traverse_wide(be, push_P, pull_P, frontier, visited, max_levels, parents=Fal
     ctr = cupy.zeros(6, dtype=np.uint64)
     h = _pinned_counters()                       # the counters' copy on the host
     blocks = lambda k: max(1, min(-(-k // WIDE_BLOCK), 8192))             # noqa: E731
+    dense = not isinstance(frontier, SparseResult) and frontier.present is not None
     if isinstance(frontier, SparseResult):
         start = cupy.ascontiguousarray(frontier.keys, dtype=np.int64)
         nf = start.shape[0]
-    elif frontier.present is None:
+    elif not dense:                                # every vertex
         start, nf = cupy.arange(n, dtype=np.int64), n
-    else:
-        start, nf = cupy.empty(m1, dtype=np.int64), -1
-        if n:
-            fn("trav_compact")((blocks(n),), (WIDE_BLOCK,),
-                               (cupy.ascontiguousarray(frontier.present), np.int64(n), start,
-                                ctr[4:5]))
+    else:                                          # listed below when pushed from
+        start, nf = cupy.empty(m1, dtype=np.int64), (-1 if count is None else int(count))
+    # a known count: the first level's direction by its size, no read before it
+    push = nf * WIDE_BETA < n if nf >= 0 else None
+    if dense and n and (nf < 0 or push):
+        fn("trav_compact")((blocks(n),), (WIDE_BLOCK,),
+                           (cupy.ascontiguousarray(frontier.present), np.int64(n), start,
+                            ctr[4:5]))
     if start.shape[0] == 0:
         start = cupy.zeros(1, dtype=np.int64)      # a valid pointer; nf is 0
     vis = cupy.ascontiguousarray(visited, dtype=bool)
     args = cupy.empty(11, dtype=np.uint64)
     if n:
+        # the labels: a dense frontier's by wide_init from its presence; a
+        # listed one's by wide_start, which also counts its out-edges for
+        # the first direction when the count is unknown -- not needed when
+        # the first level pushes from the list (the frontier is visited:
+        # labelled 0, never claimed)
         fn("wide_init")((blocks(n),), (WIDE_BLOCK,),
                         (vis, np.int64(n), qp, lvl, ctr, args, pp, px, qx, queue, par, start,
-                         np.int32(bool(parents))))
-        fn("wide_start")((blocks(max(nf, 1) if nf >= 0 else n),), (WIDE_BLOCK,),
-                         (start, np.int64(nf), pp, lvl, ctr))
+                         cupy.ascontiguousarray(frontier.present) if dense else vis,
+                         np.int32(bool(parents) | dense << 1)))
+        if nf < 0 or not (dense or push):
+            fn("wide_start")((blocks(max(nf, 1) if nf >= 0 else n),), (WIDE_BLOCK,),
+                             (start, np.int64(nf), pp, lvl, ctr))
     qnnz = int(qx.shape[0])
-    if nf < 0:                                     # a dense frontier: its count first
+    if nf < 0:                                     # a dense frontier, count unknown
         ctr.get(out=h)
         nf = int(h[4])
         push = int(h[3]) * WIDE_ALPHA <= qnnz - int(h[5])
-    else:                                          # no read before the first level:
-        push = nf * WIDE_BETA < n                  # its direction by its size
     offsets, out_seen, mf, mu = [0], 0, 0, 0
     prev_nf, complete, lev, first = nf, False, 1, True
     lo, hi = 0, nf
