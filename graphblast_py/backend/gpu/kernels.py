@@ -1191,12 +1191,14 @@ extern "C" __global__ void one_entry(i64 i, TV s, i64* __restrict__ idx, TV* __r
 
 // in place: positions keys[i] (distinct) take a scalar and become present --
 // the scalar s (k == 0) or scal[j] for starts[j] <= i < starts[j + 1]
-// (k segments: the levels of a traversal, filled at once)
+// (k segments: the levels of a traversal, filled at once).  seg holds the
+// k + 1 starts (i64) and then the k scalars (one copy from the host)
 extern "C" __global__ void fill_at(const i64* __restrict__ keys, i64 m, TV s,
-                                   const i64* __restrict__ starts,
-                                   const TV* __restrict__ scal, int k,
+                                   const i64* __restrict__ seg, int k,
                                    TV* __restrict__ vals, bool* __restrict__ pres)
 {
+    const i64* __restrict__ starts = seg;
+    const TV* __restrict__ scal = (const TV*)(seg + k + 1);
     i64 stride = (i64)gridDim.x * blockDim.x;
     for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i < m; i += stride) {
         TV v = s;
