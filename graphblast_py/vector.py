@@ -328,8 +328,7 @@ class Vector:
         vals = be.zeros(self.size, self.dtype)
         pres = be.zeros(self.size, bool)
         if self._idx.shape[0]:
-            vals[self._idx] = self._vals
-            pres[self._idx] = True
+            be.copy_at(vals, pres, self._idx, self._vals)   # (one pass, not two scatters)
         return vals, pres
 
     def _update_dense(self, clear, keys, vals, bound):
