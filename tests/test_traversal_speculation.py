@@ -906,17 +906,20 @@ def test_backend_fill_at(device, dtype):
         rv[keys], rp[keys] = dt.type(3), True
         np.testing.assert_array_equal(host(v), rv)
         np.testing.assert_array_equal(host(p), rp)
-        cuts = np.sort(rng.integers(0, m + 1, size=5))
-        starts = np.concatenate([[0], cuts, [m]]).astype(np.int64)
-        scal = (np.arange(len(starts) - 1) * 7 + 1).astype(dt)
-        v, p = be.asarray(base.copy()), be.asarray(pres.copy())
-        be.fill_at(v, p, be.asarray(keys), scal, starts)
-        rv, rp = base.copy(), pres.copy()
-        for j in range(len(scal)):
-            rv[keys[starts[j]:starts[j + 1]]] = scal[j]
-        rp[keys] = True
-        np.testing.assert_array_equal(host(v), rv)
-        np.testing.assert_array_equal(host(p), rp)
+        for segs in (1, 2, 3, 4, 6):    # (the GPU passes at most 4 as launch arguments)
+            cuts = np.sort(rng.integers(0, m + 1, size=segs - 1))
+            starts = np.concatenate([[0], cuts, [m]]).astype(np.int64)
+            scal = (np.arange(len(starts) - 1) * 7 + 1).astype(dt)
+            if dt.kind == "b":
+                scal = np.arange(len(starts) - 1) % 2 == 0
+            v, p = be.asarray(base.copy()), be.asarray(pres.copy())
+            be.fill_at(v, p, be.asarray(keys), scal, starts)
+            rv, rp = base.copy(), pres.copy()
+            for j in range(len(scal)):
+                rv[keys[starts[j]:starts[j + 1]]] = scal[j]
+            rp[keys] = True
+            np.testing.assert_array_equal(host(v), rv, err_msg=f"m={m} segs={segs}")
+            np.testing.assert_array_equal(host(p), rp)
     m = rng.random(n) < 0.4
     base = (rng.random(n) * 50).astype(dt)
     pres = rng.random(n) < 0.3

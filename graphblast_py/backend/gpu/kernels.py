@@ -1243,6 +1243,27 @@ extern "C" __global__ void last_occurrence(const i64* __restrict__ keys, i64 m,
         atomicMax(win + keys[i], (long long)i);
 }
 
+// fill_at with at most 4 segments whose bounds and scalars come as launch
+// arguments -- no copy to the device (a BFS's last 2-4 levels): segment j
+// is [st_j, st_{j+1}) with st_0 = 0 and the unused bounds m; its scalar the
+// low sizeof(TV) bytes of b_j
+extern "C" __global__ void fill_at_few(const i64* __restrict__ keys, i64 m,
+                                       i64 st1, i64 st2, i64 st3,
+                                       unsigned long long b0, unsigned long long b1,
+                                       unsigned long long b2, unsigned long long b3,
+                                       TV* __restrict__ vals, bool* __restrict__ pres)
+{
+    i64 stride = (i64)gridDim.x * blockDim.x;
+    for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i < m; i += stride) {
+        const unsigned long long bits = i < st1 ? b0 : i < st2 ? b1 : i < st3 ? b2 : b3;
+        TV v;
+        memcpy(&v, &bits, sizeof(TV));
+        i64 p = keys[i];
+        vals[p] = v;
+        pres[p] = true;
+    }
+}
+
 // in place: where pres[i] is false, out[i] takes the scalar s
 extern "C" __global__ void put_missing(const bool* __restrict__ pres, i64 n, TV s,
                                        TV* __restrict__ out)
