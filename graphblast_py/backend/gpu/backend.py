@@ -37,6 +37,7 @@ accumulator of the output's size), counts are taken only when asked, and
 benchmarks.
 """
 import contextlib
+import threading
 
 import numpy as np
 
@@ -117,6 +118,21 @@ def _grid_capped(n):
 
 
 GRID_BLOCKS_PER_SM = 32
+
+_LOCAL = threading.local()
+
+
+def pinned_u64():
+    """Six uint64 of pinned host memory, one array per thread, for reading
+    counters back (a read into pinned memory needs no staging copy;
+    ``cupyx.empty_pinned`` costs ~13 us of host time, so it is allocated
+    once).  Whoever reads into it takes the values out before its next
+    read."""
+    h = getattr(_LOCAL, "u64", None)
+    if h is None:
+        import cupyx
+        h = _LOCAL.u64 = cupyx.empty_pinned(6, dtype=np.uint64)
+    return h
 
 
 class SyncCount:
@@ -389,7 +405,9 @@ class GPUBackend(ArrayBackend):
         out = cupy.zeros(1, dtype=np.uint64)
         self._fn(("count",), K.count_source, "count_true")(
             _grid_capped(a.shape[0]), (K.BLOCK,), (_c(a), np.int64(a.shape[0]), out))
-        return int(out[0])
+        h = pinned_u64()[:1]
+        out.get(out=h)              # (into pinned memory: no staging copy)
+        return int(h[0])
 
     _MERGE = {}
 

@@ -17,14 +17,13 @@ With parents (a BFS with ``any_secondi``) the thread that claims a vertex
 also writes the frontier vertex it came from into a dense parent array,
 read at the sorted vertices afterwards.
 """
-import threading
-
 import numpy as np
 
 import cupy
 import cupyx
 
 from . import kernels as K
+from .backend import pinned_u64
 
 BLOCK = 1024
 
@@ -331,21 +330,6 @@ WIDE_ALPHA = 14.0
 WIDE_BETA = 24.0
 
 
-_LOCAL = threading.local()
-
-
-def _pinned_counters():
-    """The host copy of a wide run's six counters: pinned memory (a read of
-    it waits for the device without a staging copy), allocated once per
-    thread (``cupyx.empty_pinned`` costs ~13 us of host time; a run reads
-    the counters before it returns, so one run at a time per thread uses
-    it)."""
-    h = getattr(_LOCAL, "counters", None)
-    if h is None:
-        h = _LOCAL.counters = cupyx.empty_pinned(6, dtype=np.uint64)
-    return h
-
-
 def _wide_source(pp, px, qp, qx):
     return K._COMMON + K._typedefs(PP=pp, PX=px, QP=qp, QX=qx) + _COMPACT + _WIDE
 
@@ -377,7 +361,7 @@ def traverse_wide(be, push_P, pull_P, frontier, visited, max_levels, parents=Fal
     queue = cupy.empty(m1, dtype=np.int64)
     par = cupy.empty(m1 if parents else 1, dtype=np.int64)
     ctr = cupy.zeros(6, dtype=np.uint64)
-    h = _pinned_counters()                       # the counters' copy on the host
+    h = pinned_u64()                             # the counters' copy on the host
     blocks = lambda k: max(1, min(-(-k // WIDE_BLOCK), 8192))             # noqa: E731
     dense = not isinstance(frontier, SparseResult) and frontier.present is not None
     if isinstance(frontier, SparseResult):
