@@ -59,10 +59,13 @@ class Profile:
                 return fn(*args, **kwargs)
             finally:
                 prof.sync()
-                prof.time[f"{cls.__name__}.{name}"] += time.perf_counter() - t
-                prof.calls[f"{cls.__name__}.{name}"] += 1
+                prof.record(f"{cls.__name__}.{name}", t, time.perf_counter())
                 prof.depth -= 1
         return wrapped
+
+    def record(self, op, start, end):
+        self.time[op] += end - start
+        self.calls[op] += 1
 
     def install(self):
         for cls in (gb.Matrix, gb.Vector):
@@ -97,20 +100,8 @@ class Trace(Profile):
         super().__init__(lambda: None)
         self.events = []
 
-    def _wrap(self, cls, name, fn):
-        prof = self
-
-        def wrapped(*args, **kwargs):
-            if prof.depth:
-                return fn(*args, **kwargs)
-            prof.depth += 1
-            t = time.perf_counter()
-            try:
-                return fn(*args, **kwargs)
-            finally:
-                prof.events.append((f"{cls.__name__}.{name}", t, time.perf_counter()))
-                prof.depth -= 1
-        return wrapped
+    def record(self, op, start, end):
+        self.events.append((op, start, end))
 
 
 def main():
