@@ -332,7 +332,7 @@ def test_isequal_isclose_of_dense_forms(device, seed):
         assert sa.isequal(sb) == eq and sa.isclose(sb) == close
 
 
-def test_to_dense_fill(device):
+def test_to_dense_fill_matrix_and_nan(device):
     A = gb.Matrix.from_coo([0], [1], [2.5], 2, 2, device=device)
     assert host(A.to_dense()).tolist() == [[0, 2.5], [0, 0]]
     assert host(A.to_dense(fill=-1)).tolist() == [[-1, 2.5], [-1, -1]]

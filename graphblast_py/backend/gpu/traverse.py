@@ -20,7 +20,6 @@ read at the sorted vertices afterwards.
 import numpy as np
 
 import cupy
-import cupyx
 
 from . import kernels as K
 from .backend import pinned_u64
