@@ -368,9 +368,17 @@ def traverse_wide(be, push_P, pull_P, frontier, visited, max_levels, parents=Fal
         nf = start.shape[0]
     elif not dense:                                # every vertex
         start, nf = cupy.arange(n, dtype=np.int64), n
-    else:                                          # listed below when pushed from
-        start, nf = cupy.empty(m1, dtype=np.int64), (-1 if count is None else int(count))
-    # a known count: the first level's direction by its size, no read before it
+    else:
+        # a dense frontier whose count the caller knows: big enough that
+        # the first level pulls whatever its out-edges (Beamer's second
+        # rule), it needs no read; a smaller one is counted and read as if
+        # unknown -- the size alone would push from the hub's neighbours of
+        # a big power-law graph, whose out-edges are most of the graph
+        # (Kronecker 22: 6.6 ms against 1.9 ms)
+        big = count is not None and count * WIDE_BETA >= n
+        start, nf = cupy.empty(m1, dtype=np.int64), (int(count) if big else -1)
+    # a listed or big frontier: the first level's direction by its size, no
+    # read before it
     push = nf * WIDE_BETA < n if nf >= 0 else None
     if dense and n and (nf < 0 or push):
         fn("trav_compact")((blocks(n),), (WIDE_BLOCK,),
@@ -394,7 +402,7 @@ def traverse_wide(be, push_P, pull_P, frontier, visited, max_levels, parents=Fal
             fn("wide_start")((blocks(max(nf, 1) if nf >= 0 else n),), (WIDE_BLOCK,),
                              (start, np.int64(nf), pp, lvl, ctr))
     qnnz = int(qx.shape[0])
-    if nf < 0:                                     # a dense frontier, count unknown
+    if nf < 0:                                     # a dense frontier not known to be big
         ctr.get(out=h)
         nf = int(h[4])
         push = int(h[3]) * WIDE_ALPHA <= qnnz - int(h[5])
