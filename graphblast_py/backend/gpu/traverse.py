@@ -380,7 +380,7 @@ def traverse_wide(be, push_P, pull_P, frontier, visited, max_levels, parents=Fal
     # a listed or big frontier: the first level's direction by its size, no
     # read before it
     push = nf * WIDE_BETA < n if nf >= 0 else None
-    if dense and n and (nf < 0 or push):
+    if dense and n and nf < 0:                     # (a big one pulls: not listed)
         fn("trav_compact")((blocks(n),), (WIDE_BLOCK,),
                            (cupy.ascontiguousarray(frontier.present), np.int64(n), start,
                             ctr[4:5]))
