@@ -1115,6 +1115,29 @@ def test_wide_start_forms(device, form, size):
             np.testing.assert_array_equal(got, np.flatnonzero(dist == d), err_msg=f"level {d}")
 
 
+def test_wide_start_plan():
+    """How a wide run starts (backend/wide_plan.py, what the GPU's
+    traverse_wide follows): the size decides the first direction with no
+    read only for a listed frontier or a dense one known to have at least
+    n/beta vertices (it pulls); a dense frontier of unknown or smaller size
+    -- a few hubs may hold most of the edges -- is listed, labelled, its
+    out-edges counted and read; a listed frontier pushed from needs no
+    labels."""
+    from graphblast_py.backend.wide_plan import plan_start
+    n, beta = 20000, 24.0
+    assert tuple(plan_start("dense", n, 100, beta)) == (-1, None, True, True)
+    assert tuple(plan_start("dense", n, None, beta)) == (-1, None, True, True)
+    assert tuple(plan_start("dense", n, 833, beta)) == (-1, None, True, True)   # 833 * 24 < n
+    assert tuple(plan_start("dense", n, 834, beta)) == (834, False, False, False)
+    assert tuple(plan_start("dense", 262144, 25137, beta)) == (25137, False, False, False)
+    assert tuple(plan_start("listed", 4096, 3, beta)) == (3, True, False, False)
+    assert tuple(plan_start("listed", 4096, 1024, beta)) == (1024, False, False, True)
+    assert tuple(plan_start("all", 4096, None, beta)) == (4096, False, False, True)
+    assert plan_start("listed", 0, 0, beta).nf == 0
+    with pytest.raises(ValueError, match="form"):
+        plan_start("sparse", n, 1, beta)
+
+
 @pytest.mark.gpu
 def test_wide_first_direction_by_edges():
     """A small dense frontier whose vertices are hubs (few vertices, most of

@@ -22,6 +22,7 @@ import numpy as np
 import cupy
 
 from . import kernels as K
+from ..wide_plan import plan_start
 from .backend import pinned_u64
 
 BLOCK = 1024
@@ -362,25 +363,19 @@ def traverse_wide(be, push_P, pull_P, frontier, visited, max_levels, parents=Fal
     ctr = cupy.zeros(6, dtype=np.uint64)
     h = pinned_u64()                             # the counters' copy on the host
     blocks = lambda k: max(1, min(-(-k // WIDE_BLOCK), 8192))             # noqa: E731
-    dense = not isinstance(frontier, SparseResult) and frontier.present is not None
+    # the frontier's size, the first direction, whether it is listed and
+    # labelled first (backend/wide_plan.py: no read before the first level
+    # where the size decides)
     if isinstance(frontier, SparseResult):
-        start = cupy.ascontiguousarray(frontier.keys, dtype=np.int64)
-        nf = start.shape[0]
-    elif not dense:                                # every vertex
-        start, nf = cupy.arange(n, dtype=np.int64), n
+        form, start = "listed", cupy.ascontiguousarray(frontier.keys, dtype=np.int64)
+        count = start.shape[0]
+    elif frontier.present is None:
+        form, start = "all", cupy.arange(n, dtype=np.int64)
     else:
-        # a dense frontier whose count the caller knows: big enough that
-        # the first level pulls whatever its out-edges (Beamer's second
-        # rule), it needs no read; a smaller one is counted and read as if
-        # unknown -- the size alone would push from the hub's neighbours of
-        # a big power-law graph, whose out-edges are most of the graph
-        # (Kronecker 22: 6.6 ms against 1.9 ms)
-        big = count is not None and count * WIDE_BETA >= n
-        start, nf = cupy.empty(m1, dtype=np.int64), (int(count) if big else -1)
-    # a listed or big frontier: the first level's direction by its size, no
-    # read before it
-    push = nf * WIDE_BETA < n if nf >= 0 else None
-    if dense and n and nf < 0:                     # (a big one pulls: not listed)
+        form, start = "dense", cupy.empty(m1, dtype=np.int64)
+    dense = form == "dense"
+    nf, push, compact, count_start = plan_start(form, n, count, WIDE_BETA)
+    if compact and n:
         fn("trav_compact")((blocks(n),), (WIDE_BLOCK,),
                            (cupy.ascontiguousarray(frontier.present), np.int64(n), start,
                             ctr[4:5]))
@@ -389,16 +384,14 @@ def traverse_wide(be, push_P, pull_P, frontier, visited, max_levels, parents=Fal
     vis = cupy.ascontiguousarray(visited, dtype=bool)
     args = cupy.empty(11, dtype=np.uint64)
     if n:
-        # the labels: a dense frontier's by wide_init from its presence; a
-        # listed one's by wide_start, which also counts its out-edges for
-        # the first direction when the count is unknown -- not needed when
-        # the first level pushes from the list (the frontier is visited:
-        # labelled 0, never claimed)
+        # the labels: a dense frontier's by wide_init from its presence, a
+        # listed one's by wide_start where the plan says (which also counts
+        # the out-edges read below when the size is unknown)
         fn("wide_init")((blocks(n),), (WIDE_BLOCK,),
                         (vis, np.int64(n), qp, lvl, ctr, args, pp, px, qx, queue, par, start,
                          cupy.ascontiguousarray(frontier.present) if dense else vis,
                          np.int32(bool(parents) | dense << 1)))
-        if nf < 0 or not (dense or push):
+        if count_start:
             fn("wide_start")((blocks(max(nf, 1) if nf >= 0 else n),), (WIDE_BLOCK,),
                              (start, np.int64(nf), pp, lvl, ctr))
     qnnz = int(qx.shape[0])
