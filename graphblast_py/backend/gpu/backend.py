@@ -336,7 +336,7 @@ class GPUBackend(ArrayBackend):
         if n:
             with np.errstate(all="ignore"):
                 s = v.astype(dt)[()]
-            fn = self._fn(("fill", dt.str), lambda: K.fill_source(dt), "fill_all")
+            fn = self._fill_kernel(dt, "fill_all")
             fn(_grid_capped(n), (K.BLOCK,), (np.int64(n), s, out))
         return out
 
@@ -348,7 +348,7 @@ class GPUBackend(ArrayBackend):
                 or value.dtype != dt:
             return super().one_entry(i, value, dt)
         idx, vals = cupy.empty(1, dtype=_I64), cupy.empty(1, dtype=dt)
-        self._fn(("fill", dt.str), lambda: K.fill_source(dt), "one_entry")(
+        self._fill_kernel(dt, "one_entry")(
             (1,), (1,), (np.int64(i), value, idx, vals))
         return idx, vals
 
@@ -500,7 +500,6 @@ class GPUBackend(ArrayBackend):
         if m == 0:
             return
         dt = vals.dtype
-        fn = self._fn(("fill", dt.str), lambda: K.fill_source(dt), "fill_at")
         if starts is None:
             seg, k, s = self._dummy(np.int64), 0, dt.type(s)
         elif len(starts) <= 5 and dt.itemsize <= 8:
@@ -510,7 +509,7 @@ class GPUBackend(ArrayBackend):
             bits = np.zeros(4, dtype=np.uint64)
             bits.view(np.uint8).reshape(4, 8)[:len(starts) - 1, :dt.itemsize] = \
                 np.asarray(s, dtype=dt).view(np.uint8).reshape(-1, dt.itemsize)
-            self._fn(("fill", dt.str), lambda: K.fill_source(dt), "fill_at_few")(
+            self._fill_kernel(dt, "fill_at_few")(
                 _grid_capped(m), (K.BLOCK,),
                 (_c(keys), np.int64(m), np.int64(st[1]), np.int64(st[2]), np.int64(st[3]),
                  *bits, vals, pres))
@@ -524,7 +523,8 @@ class GPUBackend(ArrayBackend):
             buf[k + 1:].view(np.uint8)[:k * dt.itemsize] = \
                 np.asarray(s, dtype=dt).view(np.uint8)
             seg, s = cupy.asarray(buf), dt.type(0)
-        fn(_grid_capped(m), (K.BLOCK,), (_c(keys), np.int64(m), s, seg, np.int32(k), vals, pres))
+        self._fill_kernel(dt, "fill_at")(
+            _grid_capped(m), (K.BLOCK,), (_c(keys), np.int64(m), s, seg, np.int32(k), vals, pres))
 
     def copy_at(self, vals, pres, keys, src, last=False):
         """As the generic ``copy_at``, in one kernel launch (CuPy's
@@ -546,11 +546,11 @@ class GPUBackend(ArrayBackend):
         grid = _grid_capped(m)
         if last and m > 1:
             win = self.full(vals.shape[0], -1, _I64)
-            self._fn(("fill", dt.str), lambda: K.fill_source(dt), "last_occurrence")(
+            self._fill_kernel(dt, "last_occurrence")(
                 grid, (K.BLOCK,), (keys, np.int64(m), win))
         else:
             win, last = self._dummy(_I64), False
-        self._fn(("fill", dt.str), lambda: K.fill_source(dt), "copy_at")(
+        self._fill_kernel(dt, "copy_at")(
             grid, (K.BLOCK,), (keys, np.int64(m), src, win, np.int32(last), vals, pres))
 
     def minmax(self, a):
@@ -566,7 +566,7 @@ class GPUBackend(ArrayBackend):
         if n == 0:
             return
         dt = out.dtype
-        fn = self._fn(("fill", dt.str), lambda: K.fill_source(dt), "put_missing")
+        fn = self._fill_kernel(dt, "put_missing")
         fn(_grid_capped(n), (K.BLOCK,), (_c(pres), np.int64(n), dt.type(s), out))
 
     def assign_where(self, vals, pres, m, s):
@@ -576,7 +576,7 @@ class GPUBackend(ArrayBackend):
         if n == 0:
             return
         dt = vals.dtype
-        fn = self._fn(("fill", dt.str), lambda: K.fill_source(dt), "assign_where")
+        fn = self._fill_kernel(dt, "assign_where")
         fn(_grid_capped(n), (K.BLOCK,), (_c(m), np.int64(n), dt.type(s), vals, pres))
 
     def copy_where(self, vals, pres, m, src):
@@ -585,7 +585,7 @@ class GPUBackend(ArrayBackend):
         if n == 0:
             return
         dt = vals.dtype
-        fn = self._fn(("fill", dt.str), lambda: K.fill_source(dt), "copy_where")
+        fn = self._fill_kernel(dt, "copy_where")
         fn(_grid_capped(n), (K.BLOCK,), (_c(m), np.int64(n), _c(src), vals, pres))
 
     def free_bytes(self):
@@ -643,6 +643,11 @@ class GPUBackend(ArrayBackend):
                                 f"(check the operators' CUDA expressions): {e}") from e
         self._fns[(key, name)] = fn
         return fn
+
+    def _fill_kernel(self, dt, name):
+        """Kernel ``name`` of the fill module for the value type ``dt``
+        (kernels.fill_source: fills, copies at positions, masked stores)."""
+        return self._fn(("fill", dt.str), lambda: K.fill_source(dt), name)
 
     def _dummy(self, dt):
         d = self._dummies.get(dt)
