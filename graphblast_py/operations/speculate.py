@@ -263,26 +263,32 @@ def begin(what, A, u, M, out, semiring, out_dtype, swap, n, be):
         # traversal level by level in the backend (traverse_wide)
         push_P, pull_P = (A._csr(False), A._csc_arrays(False)) if swap else \
             (A._csc_arrays(False), A._csr(False))
-        order, offsets, complete, par = be.traverse_wide(
-            push_P[:2], pull_P[:2], u._lend(), M._mask_dense(True, lend=True),
-            be.speculate_levels, parents, nv)
-        trav = _Traversal(be, order, offsets, complete, out_dtype, par, in_order=False)
-        stats.record("traversal", "launched", levels=trav.nlev, complete=trav.complete,
-                     wide=True)
-        stats.record(what, "speculated")
-        return _Level(trav, 1), _Link(tok, swap, semiring, out_dtype, 0, trav, 2)
+        found = be.traverse_wide(push_P[:2], pull_P[:2], u._lend(),
+                                 M._mask_dense(True, lend=True), be.speculate_levels,
+                                 parents, nv)
+        return _launched(what, be, found, out_dtype, tok, swap, semiring, wide=True)
     streak = prev.streak + 1 if chained else 1
     if streak < AFTER:
         return None, _Link(tok, swap, semiring, out_dtype, streak, None, 0)
     indptr, indices, _ = A._csr(False) if swap else A._csc_arrays(False)
     # (the traversal kernels read the frontier and the visited set and keep
     # neither: both are lent, see Vector._lend)
-    order, offsets, complete, par = be.traverse(indptr, indices, u._lend(),
-                                                M._mask_dense(True, lend=True),
-                                                be.speculate_capacity, be.speculate_levels,
-                                                parents)
-    trav = _Traversal(be, order, offsets, complete, out_dtype, par)
-    stats.record("traversal", "launched", levels=trav.nlev, complete=trav.complete)
+    found = be.traverse(indptr, indices, u._lend(), M._mask_dense(True, lend=True),
+                        be.speculate_capacity, be.speculate_levels, parents)
+    return _launched(what, be, found, out_dtype, tok, swap, semiring, wide=False)
+
+
+def _launched(what, be, found, out_dtype, tok, swap, semiring, wide):
+    """:func:`begin`'s answer after a traversal kernel ran: ``found`` its
+    ``(order, offsets, complete, parents)``; the first level (each level's
+    vertices in any order after a wide run) and the link to the next."""
+    order, offsets, complete, par = found
+    trav = _Traversal(be, order, offsets, complete, out_dtype, par, in_order=not wide)
+    if wide:
+        stats.record("traversal", "launched", levels=trav.nlev, complete=trav.complete,
+                     wide=True)
+    else:
+        stats.record("traversal", "launched", levels=trav.nlev, complete=trav.complete)
     stats.record(what, "speculated")
     return _Level(trav, 1), _Link(tok, swap, semiring, out_dtype, 0, trav, 2)
 
@@ -353,10 +359,7 @@ def answer(what, A, u, semiring, mask, replace, out, pull_input, swap):
     if k > trav.nlev and not trav.complete:
         return None                     # past a traversal that stopped early
     stats.record_key(_KEYS[what])
-    if out is None:
-        out = Vector(out_dtype, n, device=be.name)
-    a, b = trav.bounds(k)
-    out._set_lazy(b - a, _Level(trav, k))
+    out = store(out, _Level(trav, k), out_dtype, n, be)
     if out is u:
         # u's link is held by u alone and u's content is replaced: the same
         # record, one level on (the fields a new link would have); the
