@@ -20,7 +20,8 @@ only its neighbours of higher degree -- so the masked dot products cost about
 of the vertex order.
 
 GraphBLAS mapping: deg = A 1 (plus_pair, accumulated into zeros: every
-vertex has a key); key from deg by apply/ewise_mult; K = diag(key)
+vertex has a key; ``Graph(A).out_degree``, cached on A with its other graph
+properties, so a second count on the same matrix does not redo it); key from deg by apply/ewise_mult; K = diag(key)
 (``Matrix.from_diag``, every entry present, so ``mxm`` scales rows and
 columns by it without a product); ``(K A) K`` over (any_first) then (any, minus) puts
 key(i) - key(j) on A's entries and ``select("valuelt", 0)`` gives L;
@@ -67,11 +68,7 @@ def degree_ordered(A):
     key(v) = deg(v) n + v (deg counts the entries of row v; any order of the
     vertices counts correctly, the degree only keeps the rows short)."""
     n = A.nrows
-    ones = Vector(dtypes.INT64, n, device=A.device)
-    ones.assign(1)
-    deg = Vector(dtypes.INT64, n, device=A.device)
-    deg.assign(0)
-    A.mxv(ones, semiring.plus_pair, accum=binary.plus, out=deg)   # every vertex: 0 if isolated
+    deg = Graph(A).out_degree            # A 1 over plus_pair, every vertex; cached on A
     key = deg.apply(binary.times, right=n).ewise_mult(deg.apply(indexunary.rowindex),
                                                       binary.plus)
     K = Matrix.from_diag(key)                                     # diag(key), every entry

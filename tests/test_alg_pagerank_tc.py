@@ -126,6 +126,24 @@ def test_triangles_complete_graph_uses_masked_dot(device):
     assert gb.stats()["counts"] == {"mxm:dot": 2}
 
 
+def test_triangle_count_reuses_degree_until_the_graph_changes(device):
+    """The degree order reads ``Graph(A).out_degree`` (cached on A): a second
+    count on the same matrix does not recompute it (no ``mxv``), and a
+    change to A drops the cache, so the next count sees the new degrees."""
+    G = nx.path_graph(6)                                   # 0-1-2-3-4-5: no triangle
+    A, G = _from_nx(G, device)
+    assert triangle_count(A) == 0
+    gb.stats.reset()
+    assert triangle_count(A) == 0
+    assert "mxv:pull" not in gb.stats()["counts"] and "mxv:push" not in gb.stats()["counts"]
+    for i, j in ((0, 2), (2, 0), (2, 4), (4, 2), (1, 3), (3, 1)):     # three triangles
+        A[i, j] = True
+        G.add_edge(i, j)
+    gb.stats.reset()
+    assert triangle_count(A) == sum(nx.triangles(G).values()) // 3 == 3
+    assert gb.stats()["counts"].get("mxv:pull", 0) + gb.stats()["counts"].get("mxv:push", 0) == 1
+
+
 def _from_nx(G, device):
     G = nx.convert_node_labels_to_integers(G)
     S = nx.to_scipy_sparse_array(G, nodelist=range(G.number_of_nodes()), format="csr")
