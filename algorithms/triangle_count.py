@@ -22,8 +22,9 @@ of the vertex order.
 GraphBLAS mapping: deg = A 1 (plus_pair, accumulated into zeros: every
 vertex has a key; ``Graph(A).out_degree``, cached on A with its other graph
 properties, so a second count on the same matrix does not redo it); key
-from deg by apply/ewise_mult; K = diag(key) (``Matrix.from_diag``, every entry present, so ``mxm`` scales rows and
-columns by it without a product); ``(K A) K`` over (any_first) then (any, minus) puts
+from deg by apply/ewise_mult; K = diag(key) (``Matrix.from_diag``, every
+entry present, so ``mxm`` scales rows and columns by it without a
+product); ``(K A) K`` over (any_first) then (any, minus) puts
 key(i) - key(j) on A's entries and ``select("valuelt", 0)`` gives L;
 then one fused ``mxm_reduce(L, L^T, plus_pair, mask=L.S)`` (masked dot
 products, C never stored) and ``reduce``.
