@@ -284,11 +284,8 @@ def _launched(what, be, found, out_dtype, tok, swap, semiring, wide):
     vertices in any order after a wide run) and the link to the next."""
     order, offsets, complete, par = found
     trav = _Traversal(be, order, offsets, complete, out_dtype, par, in_order=not wide)
-    if wide:
-        stats.record("traversal", "launched", levels=trav.nlev, complete=trav.complete,
-                     wide=True)
-    else:
-        stats.record("traversal", "launched", levels=trav.nlev, complete=trav.complete)
+    stats.record("traversal", "launched", levels=trav.nlev, complete=trav.complete,
+                 **({"wide": True} if wide else {}))
     stats.record(what, "speculated")
     return _Level(trav, 1), _Link(tok, swap, semiring, out_dtype, 0, trav, 2)
 
