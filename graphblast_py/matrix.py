@@ -95,6 +95,19 @@ class Matrix:
         ix = self._lazy_t[2]
         return self._cached("row_ptr", lambda: self._be.count_ptr(ix, self.nrows))
 
+    def _line_ptr(self, rows=True):
+        """The pointers (n + 1) of the rows, or of the columns, without a
+        transpose: the columns' from the CSC when it is kept (a deferred
+        transpose's source included), else counted from the CSR's indices
+        (cached until the matrix changes)."""
+        if rows:
+            return self._row_ptr()
+        self._to_sparse()
+        if self._csc is not None:
+            return self._csc[0]
+        ix = self._indices
+        return self._cached("col_ptr", lambda: self._be.count_ptr(ix, self.ncols))
+
     def _set_lazy_transpose(self, src):
         """This matrix (ncols x nrows of ``src``) as the transpose of the
         sparse ``src``, computed on first need."""

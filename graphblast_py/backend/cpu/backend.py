@@ -411,7 +411,8 @@ class CPUBackend(ArrayBackend):
             return vals[ends]
         uf = None if monoid.is_user else monoid.op.ufunc   # the definition's array form
         if uf is not None:
-            r = getattr(np, uf).reduceat(vals, starts, axis=0)
+            with np.errstate(over="ignore", invalid="ignore"):   # IEEE results, no warning
+                r = getattr(np, uf).reduceat(vals, starts, axis=0)
             if r.dtype == vals.dtype:
                 return r
             # a ufunc of another result type (logical_or on numbers): a
