@@ -19,8 +19,8 @@ only its neighbours of higher degree -- so the masked dot products cost about
 ``sum over entries (i, j) of L of |L_j|`` instead of the squared hub degrees
 of the vertex order.
 
-GraphBLAS mapping: deg = A 1 (plus_pair, accumulated into zeros: every
-vertex has a key; ``Graph(A).out_degree``, cached on A with its other graph
+GraphBLAS mapping: deg = A 1 over plus_pair, every vertex present
+(``Graph(A).out_degree``: the row lengths, cached on A with its other graph
 properties, so a second count on the same matrix does not redo it); key
 from deg by apply/ewise_mult; K = diag(key) (``Matrix.from_diag``, every
 entry present, so ``mxm`` scales rows and columns by it without a
@@ -69,7 +69,7 @@ def degree_ordered(A):
     key(v) = deg(v) n + v (deg counts the entries of row v; any order of the
     vertices counts correctly, the degree only keeps the rows short)."""
     n = A.nrows
-    deg = Graph(A).out_degree            # A 1 over plus_pair, every vertex; cached on A
+    deg = Graph(A).out_degree            # A 1 over plus_pair: the row lengths; cached
     key = deg.apply(binary.times, right=n).ewise_mult(deg.apply(indexunary.rowindex),
                                                       binary.plus)
     K = Matrix.from_diag(key)                                     # diag(key), every entry

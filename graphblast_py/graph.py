@@ -21,7 +21,8 @@ import numpy as np
 from . import dtypes
 from .errors import DimensionMismatch, InvalidIndex, InvalidObject, InvalidValue
 from .matrix import Matrix
-from .operators import binary, semiring
+from .results import DenseVectorResult
+from .operators import binary
 from .vector import Vector
 
 
@@ -210,13 +211,10 @@ class Graph:
 
 
 def _degree(A, rows):
-    n = A.nrows
-    one = Vector(dtypes.INT64, n, device=A.device)
-    one.assign(1)
-    d = Vector(dtypes.INT64, n, device=A.device)
-    d.assign(0)
-    if rows:
-        A.mxv(one, semiring.plus_pair, accum=binary.plus, out=d)
-    else:
-        one.vxm(A, semiring.plus_pair, accum=binary.plus, out=d)
+    """Stored entries of every row (column) of A: the differences of the
+    line pointers (no product, no transpose), an int64 Vector with every
+    entry present."""
+    ptr = A._line_ptr(rows)
+    d = Vector._new_empty(np.dtype(dtypes.INT64), A.nrows if rows else A.ncols, A._be)
+    d._assign_result(DenseVectorResult((ptr[1:] - ptr[:-1]).astype(np.int64), None))
     return d
