@@ -14,8 +14,11 @@ class ReduceMixin:
         (non-empty, ascending) with ``monoid``."""
         raise NotImplementedError  # pragma: no cover - backend specific
 
-    def reduce(self, monoid, vals, out_dtype):
-        """Reduce a whole array to a host scalar (identity when empty)."""
+    def reduce(self, monoid, vals, out_dtype, present=None):
+        """Reduce a whole array (``present``: a bool array, only those
+        positions count) to a host scalar (identity when none)."""
+        if present is not None:
+            vals = vals[present]
         if vals.shape[0] == 0:
             return monoid.identity(out_dtype)
         vals = self.cast(vals, out_dtype)

@@ -292,6 +292,12 @@ def _assign(C, value, index_args, mask, accum, replace):
                 T = SparseResult(mk, be.full(mk.shape[0], s, np.asarray(s).dtype))
                 return write(C, T, mask, accum, replace, masked=True)
             T = DenseVectorResult(be.full(C.size, s, np.asarray(s).dtype), None)
+            if mask is None and accum is None:
+                # Z = T: C takes the new array as its own (no one else holds
+                # it), so a later in-place update -- PageRank's accumulated
+                # product into the teleport vector -- writes it without a copy
+                C._set_full(T.vals, True)
+                return C
         else:
             T = value._view()
         return write(C, T, mask, accum, replace)

@@ -100,15 +100,15 @@ def reduce_scalar(x, monoid):
     if not x._is_vector and x.form == "sparse" and x.iso and not monoid.is_user \
             and monoid.name in ("any", "min", "max", "lor", "land") and x.nvals:
         return be.cast(be.full(1, x._iso, x.dtype), dt)[0].item()
-    view = x._view() if x._is_vector else None
+    view = x._lend() if x._is_vector else None
+    present = None
     if isinstance(view, DenseVectorResult) and view.present is None:
         vals = view.vals                # every position stored
-    elif (be.dense_vectors and isinstance(view, DenseVectorResult)
-            and not monoid.is_user and monoid.name == "plus"):
-        # a dense vector with holes: add zeros for the holes instead of
-        # listing the entries (listing waits on the device to size the list)
-        vals = be.xp.where(view.present, view.vals, view.vals.dtype.type(0))
+    elif be.dense_vectors and isinstance(view, DenseVectorResult):
+        # a dense vector with holes: the reduction skips them itself instead
+        # of listing the entries (listing waits on the device to size the list)
+        vals, present = view.vals, view.present
     else:
         _, vals = x._keys_vals()
-    r = be.reduce(monoid, vals, dt)
+    r = be.reduce(monoid, vals, dt, present=present)
     return r.item() if hasattr(r, "item") else r

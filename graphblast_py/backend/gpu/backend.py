@@ -270,6 +270,7 @@ class GPUBackend(ArrayBackend):
         self._fns = {}
         self._user = {}
         self._dummies = {}
+        self._reduce_scratch = {}
         self._pool = cupy.get_default_memory_pool()
         self._sink = cupy.zeros(1, dtype=bool)   # dummy store target of keep_a (never read)
 
@@ -783,12 +784,25 @@ class GPUBackend(ArrayBackend):
                                                    (vals, starts, np.int64(ns), np.int64(n), out))
         return out
 
-    def reduce(self, monoid, vals, out_dtype):
-        """Whole-array reduction: ``plus`` by one CuPy sum, the others in
+    #: blocks of one ``reduce_all`` launch at most (its partials' room)
+    REDUCE_BLOCKS = 1024
+
+    def reduce(self, monoid, vals, out_dtype, present=None):
+        """Whole-array reduction (``present``: a bool array, only those
+        positions count) to a host scalar: one launch of ``reduce_all`` and
+        one read (the same result on every run); types it cannot take (complex) and operators
+        without a C expression: ``plus`` by one CuPy sum, the others in
         passes of REDUCE_CHUNK-long segments."""
         if vals.shape[0] == 0:
             return monoid.identity(out_dtype)
         vals = self.cast(vals, out_dtype)
+        got = self._reduce_all(monoid, vals, present)
+        if got is not None:
+            return got
+        if present is not None:
+            vals = vals[present]                  # (waits on the device: rare types only)
+            if vals.shape[0] == 0:
+                return monoid.identity(out_dtype)
         if not monoid.is_user and monoid.name == "plus":
             # one CuPy reduction (a sum in the output type, bool: or)
             return self.to_host(cupy.sum(vals, dtype=vals.dtype))[()]
@@ -796,6 +810,40 @@ class GPUBackend(ArrayBackend):
             starts = cupy.arange(0, vals.shape[0], self.REDUCE_CHUNK, dtype=np.int64)
             vals = self.segment_reduce(monoid, vals, starts)
         return self.to_host(vals)[0]
+
+    def _reduce_all(self, monoid, vals, present):
+        """:meth:`reduce` by one ``reduce_all`` launch, or None where the type
+        or operator has no such kernel.  Its partials, counter and result
+        live in a scratch buffer kept per device and stream (launches on one
+        stream run in order, so they never share it at once)."""
+        t = vals.dtype
+        if vals.ndim != 1 or not K.reduce_all_ok(t):
+            return None
+        try:
+            fn = self._fn(("reduce_all", monoid.op, t),
+                          lambda: K.reduce_all_source(monoid.op, t), "reduce_all")
+        except MissingKernel:
+            return None
+        n = vals.shape[0]
+        blocks = min(-(-n // K.BLOCK), self.REDUCE_BLOCKS)
+        key = (cupy.cuda.runtime.getDevice(), cupy.cuda.get_current_stream().ptr)
+        scratch = self._reduce_scratch.get(key)
+        if scratch is None:
+            nb = self.REDUCE_BLOCKS
+            buf = cupy.zeros(nb * 12 + 32, dtype=np.uint8)      # partials, flags, counter, out
+            base, at = buf.data.ptr, nb * 12 + 8
+            scratch = self._reduce_scratch[key] = (
+                buf[at:at + 12], np.uint64(base), np.uint64(base + nb * 8),
+                np.uint64(base + nb * 12), np.uint64(base + at), np.uint64(base + at + 8))
+        res, part_v, part_f, done, out_v, out_f = scratch
+        has = present is not None
+        fn((blocks,), (K.BLOCK,), (_c(vals), _c(present) if has else self._dummy(_BOOL),
+                                   np.int32(has), np.int64(n), part_v, part_f, done, out_v,
+                                   out_f))
+        got = res.get()
+        if not got[8:12].view(np.int32)[0]:
+            return monoid.identity(t)
+        return got[:t.itemsize].view(t)[0]
 
     # ------------------------------------------------------------ structure
     def expand(self, counts):

@@ -1385,6 +1385,83 @@ extern "C" __global__ void dot_costs(
 """
 
 
+# ---------------------------------------------------------------- whole-array reduction
+# ``reduce`` to one value in one launch (CuPy's sum costs several times a
+# launch in host time, and its other monoids took passes of segments): every
+# thread folds its grid-stride share (only present positions when ``pres`` is
+# given), a warp and then the block combine in a fixed order, each block
+# writes its partial, and the last block to finish (a counter, reset by it)
+# folds the partials in block order -- no atomics on values, so the result
+# is the same on every run.  ``found`` flags stand for the identity (float
+# min/max need NaN handling an identity value would not give).  Results:
+# out_v[0] and out_f[0] (0: nothing present; the caller takes the identity).
+_REDUCE_ALL = r"""
+__device__ __forceinline__ void block_combine(TOUT& acc, bool& found, TOUT* sv, int* sf)
+{
+    int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+    warp_combine(acc, found);
+    if (lane == 0) { sv[w] = acc; sf[w] = (int)found; }
+    __syncthreads();
+    if (w == 0) {
+        found = lane < (int)(blockDim.x >> 5) && sf[lane];
+        if (found) acc = sv[lane];
+        warp_combine(acc, found);
+    }
+    __syncthreads();
+}
+
+extern "C" __global__ void reduce_all(const TOUT* __restrict__ v, const bool* __restrict__ pres,
+                                      int has_pres, i64 n, TOUT* part_v, int* part_f,
+                                      unsigned int* done, TOUT* out_v, int* out_f)
+{
+    __shared__ TOUT sv[32];
+    __shared__ int sf[32];
+    __shared__ int is_last;
+    TOUT acc = (TOUT)0;
+    bool found = false;
+    i64 stride = (i64)gridDim.x * blockDim.x;
+    for (i64 k = (i64)blockIdx.x * blockDim.x + threadIdx.x; k < n; k += stride) {
+        if (has_pres && !pres[k]) continue;
+        TOUT x = v[k];
+        if (found) acc = add_op(acc, x); else { acc = x; found = true; }
+    }
+    block_combine(acc, found, sv, sf);
+    if (threadIdx.x == 0) {
+        part_v[blockIdx.x] = acc;
+        part_f[blockIdx.x] = (int)found;
+        __threadfence();
+        is_last = atomicAdd(done, 1u) == gridDim.x - 1;
+    }
+    __syncthreads();
+    if (!is_last) return;
+    __threadfence();
+    acc = (TOUT)0;
+    found = false;
+    for (unsigned b = threadIdx.x; b < gridDim.x; b += blockDim.x) {
+        if (((volatile int*)part_f)[b]) {
+            TOUT x = ((volatile TOUT*)part_v)[b];
+            if (found) acc = add_op(acc, x); else { acc = x; found = true; }
+        }
+    }
+    block_combine(acc, found, sv, sf);
+    if (threadIdx.x == 0) {
+        out_v[0] = acc;
+        out_f[0] = (int)found;
+        *done = 0u;
+    }
+}
+"""
+
+
+def reduce_all_source(op, t):
+    return _COMMON + _typedefs(TOUT=t) + _add_fn(op) + _warp_fns(t) + _REDUCE_ALL
+
+
+def reduce_all_ok(t):
+    """The types ``reduce_all`` takes (those a warp shuffle moves)."""
+    return _code(t) in _SHFL
+
+
 # the count of each value of an index array, by 32-bit atomics (no range
 # checks and no reads to the host: the values are a CSR's column indices)
 _COUNT_VALUES = r"""
