@@ -88,7 +88,9 @@ def test_reduce_full_vector(device, n, t):
             want = np.add.reduce(np.where(np.isnan(vals), 0, vals).astype(np.float64))
             if np.isnan(vals).any():
                 assert got != got                             # NaN + x is NaN
-                continue
+                clean = np.where(np.isnan(vals), np.asarray(1, vals.dtype), vals)
+                got = gb.Vector.from_dense(clean, device=device).reduce(gb.monoid.plus)
+                want = np.add.reduce(clean.astype(np.float64))
         _check(add, got, want, t, vals)
 
 
