@@ -62,7 +62,7 @@ def _check(add, got, want, t, vals):
         # a float32 product folded as a tree drifts from the sequential one
         # (roundings of products near 1 do not cancel: ~6e-4 over 2^18
         # factors of 1 +- 5e-4, a pairwise fold on the host the same)
-        rtol = (5e-3 if add == "times" else 1e-4) if out_t == np.float32 else 1e-12
+        rtol = (5e-3 if add == "times" else 1e-4) if np.dtype(t) == np.float32 else 1e-12
         np.testing.assert_allclose(got, want, rtol=rtol)
     else:
         assert got == want or (got != got and want != want), (add, t, got, want)
