@@ -187,6 +187,20 @@ def select(x, op, thunk=None, *, mask=None, accum=None, replace=False, out=None)
         T = be.select_csr(op, x._indptr, x._indices, x._vals, x._iso, x.ncols, th)
         if T is not None:
             return finish(out, T, x.dtype, x.shape, be, mask, accum, replace, False)
+    if x._is_vector and x._form == "dense" and be.dense_index_apply:
+        # a dense vector stays dense: the predicate over all positions, the
+        # result present where x is and it holds -- no listing of the
+        # entries, nothing that waits on the device (PageRank's nonzero
+        # degrees at the start)
+        xv, xpres = x._view()
+        idx = be.arange(x.size)
+        keep = be.indexunary(op, xv if op.reads_x else None, idx, np.int64(0), th, dtypes.BOOL)
+        if not hasattr(keep, "shape") or keep.shape != idx.shape:
+            keep = be.xp.broadcast_to(be.xp.asarray(keep, dtype=bool), idx.shape).copy()
+        if xpres is not None:
+            keep = keep & xpres
+        return finish(out, DenseVectorResult(xv, keep), x.dtype, x.shape, be, mask, accum,
+                      replace, True)
     keys, vals, i, j = _positions(x)
     keep = be.indexunary(op, vals if op.reads_x else None, i, j, th, dtypes.BOOL)
     if not hasattr(keep, "shape") or keep.shape != keys.shape:
