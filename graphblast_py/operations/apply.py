@@ -119,7 +119,11 @@ def apply(x, op, *, left=None, right=None, thunk=None, mask=None, accum=None, re
         T = CSRResult(ip, ix, None, iso)
     elif x._is_vector and x._form == "dense":
         xv, xp_ = x._view()         # (the result shares the presence array)
-        T = DenseVectorResult(f(xv), xp_)
+        if xp_ is None:
+            T = DenseVectorResult(f(xv), None)
+        else:
+            with np.errstate(all="ignore"):     # positions without an entry hold anything
+                T = DenseVectorResult(f(xv), xp_)
     elif not x._is_vector and x.form == "dense":
         T = DenseMatrixResult(f(x._dvals.reshape(-1)).reshape(x.shape), x._dpres)
     elif not x._is_vector:
