@@ -147,3 +147,27 @@ def test_gpu_reduce_takes_one_launch(monkeypatch):
     A = gb.Matrix.from_coo([0, 1, 2], [2, 0, 1], [1.5, 2.5, 4.0], 3, 3, device="gpu")
     assert A.reduce_scalar(gb.monoid.plus) == 8.0 and A.reduce_scalar(gb.monoid.max) == 4.0
     assert be._reduce_all(gb.monoid.min, cupy.arange(5, dtype=np.float64), None) == 0.0
+
+
+@pytest.mark.gpu
+def test_gpu_reduce_threads_do_not_share_results():
+    """Two host threads reducing on the same stream at once each read their
+    own result (the scratch buffer is per thread)."""
+    pytest.importorskip("cupy")
+    if gb.get_device() != "gpu":
+        pytest.skip("needs a GPU")
+    import threading
+    xs = [gb.Vector.from_dense(np.full(200_000, k, dtype=np.int64), device="gpu") for k in (1, 2)]
+    bad = []
+
+    def work(k):
+        for _ in range(300):
+            got = xs[k].reduce(gb.monoid.plus)
+            if got != 200_000 * (k + 1):
+                bad.append((k, got))
+    ts = [threading.Thread(target=work, args=(k,)) for k in (0, 1)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    assert not bad, bad[:5]

@@ -814,8 +814,9 @@ class GPUBackend(ArrayBackend):
     def _reduce_all(self, monoid, vals, present):
         """:meth:`reduce` by one ``reduce_all`` launch, or None where the type
         or operator has no such kernel.  Its partials, counter and result
-        live in a scratch buffer kept per device and stream (launches on one
-        stream run in order, so they never share it at once)."""
+        live in a scratch buffer kept per device, stream and host thread
+        (launches on one stream run in order, and a thread reads its result
+        before its next launch, so no two reductions share one at once)."""
         t = vals.dtype
         if vals.ndim != 1 or not K.reduce_all_ok(t):
             return None
@@ -826,7 +827,8 @@ class GPUBackend(ArrayBackend):
             return None
         n = vals.shape[0]
         blocks = min(-(-n // K.BLOCK), self.REDUCE_BLOCKS)
-        key = (cupy.cuda.runtime.getDevice(), cupy.cuda.get_current_stream().ptr)
+        key = (cupy.cuda.runtime.getDevice(), cupy.cuda.get_current_stream().ptr,
+               threading.get_ident())
         scratch = self._reduce_scratch.get(key)
         if scratch is None:
             nb = self.REDUCE_BLOCKS
