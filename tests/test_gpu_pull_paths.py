@@ -373,3 +373,43 @@ def test_sum_pull_pagerank_equals_networkx(be, monkeypatch, sum_calls, graph):
     assert sum_calls
     np.testing.assert_allclose(be.to_host(got), [ref[i] for i in range(S.shape[0])],
                                rtol=1e-6, atol=1e-12)
+
+
+@pytest.mark.parametrize("semiring_name,degree", [("any_pair", 3), ("min_plus", 3),
+                                                  ("any_pair", 40), ("plus_times", 40)])
+@pytest.mark.parametrize("complement", [False, True])
+def test_pull_presence_on_reused_memory(be, semiring_name, degree, complement):
+    """A pull over all rows writes every row's presence itself (no zero
+    fill): on memory the pool hands back dirty (all True before), rows the
+    mask leaves out and rows without a term are absent -- equal to the CPU,
+    by the thread-per-row kernel (mean degree 3) and the warp kernel (40)."""
+    import cupy
+    rng = np.random.default_rng(degree)
+    n = 3000
+    S = sp.random(n, n, density=degree / n, format="lil", random_state=rng, dtype=np.float64)
+    S[:, :50] = 0                                   # columns (vxm's outputs) without a term
+    S = S.tocsr()
+    S.eliminate_zeros()
+    S.data[:] = rng.integers(1, 9, S.nnz)
+    keep = rng.random(n) < 0.5
+    u_idx = np.flatnonzero(rng.random(n) < 0.3)
+    u_val = rng.integers(1, 5, u_idx.size).astype(np.float64)
+    sr = gb.semiring[semiring_name]
+
+    def run(device):
+        A = gb.Matrix.from_scipy(S, device=device)
+        u = gb.Vector.from_coo(u_idx, u_val, size=n, device=device)
+        m = gb.Vector.from_dense(keep, missing_value=False, device=device)   # dense, holes
+        got = u.vxm(A, sr, mask=~m.S if complement else m.S, direction="pull")
+        assert gb.stats.last("vxm") == "pull"
+        return [np.asarray(a.get() if hasattr(a, "get") else a) for a in got.to_coo()]
+
+    want = run("cpu")
+    assert want[0].size and want[0].size < n
+    for _ in range(3):
+        junk = cupy.ones(n, dtype=bool)               # dirty the pool's block of this size
+        del junk
+        idx, vals = run("gpu")
+        np.testing.assert_array_equal(idx, want[0])
+        if semiring_name != "any_pair":
+            np.testing.assert_array_equal(vals, want[1])

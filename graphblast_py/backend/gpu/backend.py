@@ -977,7 +977,6 @@ class GPUBackend(ArrayBackend):
         tx = xvals.dtype if read_x else _BOOL
         with _OOM("the pull SpMV output", nrows):
             outv = cupy.empty(nrows, dtype=out_dtype)     # read only where outp is set
-            outp = cupy.zeros(nrows, dtype=bool)
         early = bool(early_exit)
         # a row stops early in practice only for `any` and for Boolean
         # monoids (lor/land reach their terminal at once); min/max also have
@@ -1000,6 +999,11 @@ class GPUBackend(ArrayBackend):
             rws = _c(rows.astype(np.int64, copy=False))
             nlist, all_rows = rws.shape[0], 0
         masked = rows is not None and heavy is None
+        # over all rows the kernel writes every row's presence (no zero fill);
+        # a row list or the hub rows apart leave rows unvisited
+        fills = all_rows and heavy is None and nlist > 0 and indices.shape[0] > 0
+        with _OOM("the pull SpMV output", nrows):
+            outp = cupy.empty(nrows, dtype=bool) if fills else cupy.zeros(nrows, dtype=bool)
         if heavy is not None:
             # the hub rows by a block each, so no warp walks a hub's row alone
             bkey = ("pull_block", semiring.monoid, semiring.mult, ta, tx, out_dtype, indptr.dtype,

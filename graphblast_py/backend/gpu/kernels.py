@@ -271,6 +271,8 @@ __device__ __forceinline__ TOUT prod_op(TA a, TX xv, i64 r, i64 c) {
               comp = (flags >> 5) & 1, keep_a = (flags >> 6) & 1;
 
 // one thread per listed row, grid-stride (any grid size covers every row);
+// over all rows (all_rows) every row's presence is written, false where
+// the mask leaves it out or nothing was found, so outp needs no zero fill;
 // early exit (EARLY) at the terminal value / first term.  Rows: the list
 // `rows` or all rows (all_rows), of which only those the dense mask
 // `allowed` lets through (has_allowed; with comp, those it marks are the
@@ -288,7 +290,10 @@ extern "C" __global__ void pull_thread(
     i64 stride = (i64)gridDim.x * blockDim.x;
     for (i64 t = (i64)blockIdx.x * blockDim.x + threadIdx.x; t < nlist; t += stride) {
         i64 r = all_rows ? t : rows[t];
-        if (has_allowed && allowed[r] == (bool)comp) continue;
+        if (has_allowed && allowed[r] == (bool)comp) {
+            if (all_rows) outp[r] = false;
+            continue;
+        }
         i64 p1 = (i64)indptr[r + 1];
         bool found = false;
         TOUT acc = (TOUT)0;
@@ -305,6 +310,7 @@ extern "C" __global__ void pull_thread(
         }
         if (keep_a && chk == -1.0) *sink = true;
         if (found) { outv[r] = acc; outp[r] = true; }
+        else if (all_rows) outp[r] = false;
     }
 }
 
@@ -324,7 +330,10 @@ extern "C" __global__ void pull_warp(
     i64 nwarps = ((i64)gridDim.x * blockDim.x) >> 5;
     for (i64 w = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5; w < nlist; w += nwarps) {
         i64 r = all_rows ? w : rows[w];
-        if (has_allowed && allowed[r] == (bool)comp) continue;
+        if (has_allowed && allowed[r] == (bool)comp) {
+            if (all_rows && lane == 0) outp[r] = false;
+            continue;
+        }
         i64 p0 = (i64)indptr[r], p1 = (i64)indptr[r + 1];
         bool found = false;
         TOUT acc = (TOUT)0;
@@ -363,7 +372,10 @@ extern "C" __global__ void pull_warp(
 #if !IS_ANY
         warp_combine(acc, found);
 #endif
-        if (lane == 0 && found) { outv[r] = acc; outp[r] = true; }
+        if (lane == 0) {
+            if (found) { outv[r] = acc; outp[r] = true; }
+            else if (all_rows) outp[r] = false;
+        }
     }
 }
 """
