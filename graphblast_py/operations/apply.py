@@ -191,11 +191,12 @@ def select(x, op, thunk=None, *, mask=None, accum=None, replace=False, out=None)
         T = be.select_csr(op, x._indptr, x._indices, x._vals, x._iso, x.ncols, th)
         if T is not None:
             return finish(out, T, x.dtype, x.shape, be, mask, accum, replace, False)
-    if x._is_vector and x._form == "dense" and be.dense_index_apply:
-        # a dense vector stays dense: the predicate over all positions, the
-        # result present where x is and it holds -- no listing of the
-        # entries, nothing that waits on the device (PageRank's nonzero
-        # degrees at the start)
+    if x._is_vector and x._form == "dense" and be.dense_index_apply and not op.is_user:
+        # a dense vector stays dense: the (predefined) predicate over all
+        # positions, the result present where x is and it holds -- no
+        # listing of the entries, nothing that waits on the device
+        # (PageRank's nonzero degrees at the start).  A user's predicate
+        # runs on the entries only (the positions without one hold anything)
         xv, xpres = x._view()
         idx = be.arange(x.size)
         keep = be.indexunary(op, xv if op.reads_x else None, idx, np.int64(0), th, dtypes.BOOL)
