@@ -21,8 +21,8 @@ import numpy as np
 from . import dtypes
 from .errors import DimensionMismatch, InvalidIndex, InvalidObject, InvalidValue
 from .matrix import Matrix
-from .results import DenseVectorResult
 from .operators import binary
+from .results import DenseVectorResult
 from .vector import Vector
 
 
@@ -215,6 +215,6 @@ def _degree(A, rows):
     line pointers (no product, no transpose), an int64 Vector with every
     entry present."""
     ptr = A._line_ptr(rows)
-    d = Vector._new_empty(np.dtype(dtypes.INT64), A.nrows if rows else A.ncols, A._be)
+    d = Vector._new_empty(dtypes.INT64, A.nrows if rows else A.ncols, A._be)
     d._assign_result(DenseVectorResult((ptr[1:] - ptr[:-1]).astype(np.int64), None))
     return d

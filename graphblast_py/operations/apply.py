@@ -97,16 +97,11 @@ def apply(x, op, *, left=None, right=None, thunk=None, mask=None, accum=None, re
             # components' f(v) = v then runs every later operation on full
             # vectors): the operator over all positions, x's presence kept
             xv, xpres = x._view()
-            idx = be.arange(x.size)
-            v = be.indexunary(op, xv if op.reads_x else None, idx, np.int64(0), th, dt)
-            if not hasattr(v, "shape") or v.shape != idx.shape:
-                v = be.xp.broadcast_to(be.xp.asarray(v, dtype=dt), idx.shape).copy()
+            v = _index_values(be, op, xv, be.arange(x.size), np.int64(0), th, dt, x.size)
             return finish(out, DenseVectorResult(v, xpres), dt, x.shape, be, mask, accum,
                           replace, True)
         keys, vals, i, j = _positions(x)
-        v = be.indexunary(op, vals if op.reads_x else None, i, j, th, dt)
-        if not hasattr(v, "shape") or v.shape != keys.shape:
-            v = be.xp.broadcast_to(be.xp.asarray(v, dtype=dt), keys.shape).copy()
+        v = _index_values(be, op, vals, i, j, th, dt, keys.shape[0])
         return finish(out, SparseResult(keys, v), dt, x.shape, be, mask, accum, replace,
                       x._is_vector)
     else:
@@ -198,20 +193,26 @@ def select(x, op, thunk=None, *, mask=None, accum=None, replace=False, out=None)
         # (PageRank's nonzero degrees at the start).  A user's predicate
         # runs on the entries only (the positions without one hold anything)
         xv, xpres = x._view()
-        idx = be.arange(x.size)
-        keep = be.indexunary(op, xv if op.reads_x else None, idx, np.int64(0), th, dtypes.BOOL)
-        if not hasattr(keep, "shape") or keep.shape != idx.shape:
-            keep = be.xp.broadcast_to(be.xp.asarray(keep, dtype=bool), idx.shape).copy()
+        keep = _index_values(be, op, xv, be.arange(x.size), np.int64(0), th, dtypes.BOOL,
+                             x.size)
         if xpres is not None:
             keep = keep & xpres
         return finish(out, DenseVectorResult(xv, keep), x.dtype, x.shape, be, mask, accum,
                       replace, True)
     keys, vals, i, j = _positions(x)
-    keep = be.indexunary(op, vals if op.reads_x else None, i, j, th, dtypes.BOOL)
-    if not hasattr(keep, "shape") or keep.shape != keys.shape:
-        keep = be.xp.broadcast_to(be.xp.asarray(keep, dtype=bool), keys.shape)
+    keep = _index_values(be, op, vals, i, j, th, dtypes.BOOL, keys.shape[0])
     T = SparseResult(keys[keep], vals[keep])
     return finish(out, T, x.dtype, x.shape, be, mask, accum, replace, x._is_vector)
+
+
+def _index_values(be, op, vals, i, j, th, dt, n):
+    """``op(x, i, j, thunk)`` at n positions (x's values ``vals`` there, read
+    only when the operator reads x) as an array of ``dt``; an operator that
+    reads neither x nor the position gives one value, broadcast to n."""
+    v = be.indexunary(op, vals if op.reads_x else None, i, j, th, dt)
+    if not hasattr(v, "shape") or v.shape != (n,):
+        v = be.xp.broadcast_to(be.xp.asarray(v, dtype=dt), (n,)).copy()
+    return v
 
 
 def _scalar(s, what):

@@ -790,9 +790,10 @@ class GPUBackend(ArrayBackend):
     def reduce(self, monoid, vals, out_dtype, present=None):
         """Whole-array reduction (``present``: a bool array, only those
         positions count) to a host scalar: one launch of ``reduce_all`` and
-        one read (the same result on every run); types it cannot take (complex) and operators
-        without a C expression: ``plus`` by one CuPy sum, the others in
-        passes of REDUCE_CHUNK-long segments."""
+        one read (the same result on every run); for the types it cannot
+        take (complex) and operators without a C expression, ``plus`` by
+        one CuPy sum and the others in passes of REDUCE_CHUNK-long
+        segments."""
         if vals.shape[0] == 0:
             return monoid.identity(out_dtype)
         vals = self.cast(vals, out_dtype)
