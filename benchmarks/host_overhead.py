@@ -64,9 +64,15 @@ def main():
         one = np.array([5], dtype=np.int64)
         rows["  cupy.asarray(one-element host array)"] = per_call(lambda: cupy.asarray(one))
         rows["  cupy.full(1, value)"] = per_call(lambda: cupy.full(1, 5, dtype=np.int64))
+    # the calls of one PageRank iteration (algorithms/pagerank.py) on the
+    # same 10-vertex graph: a full float64 rank and scale vector, a dangling
+    # set; each row one call (or the chain the algorithm writes as one line)
+    pr = _pagerank_steps(A, n, dev)
+    for k, fn in pr.items():
+        rows[f"pagerank: {k}"] = per_call(fn, n=1000)
     print(f"device: {dev}")
     for k, v in rows.items():
-        print(f"  {k:45s} {v:8.1f} us/call")
+        print(f"  {k:50s} {v:8.1f} us/call")
     if args.profile:
         import cProfile
         import pstats
@@ -75,6 +81,7 @@ def main():
         steps["assign"] = lambda: out.assign(1, mask=frontier.S)
         steps["from_coo"] = lambda: gb.Vector.from_coo([5], 0, size=1 << 18, dtype="int64",
                                                        device=dev)
+        steps.update({f"pagerank {k}": fn for k, fn in pr.items()})
         for name, fn in steps.items():
             pr = cProfile.Profile()
             pr.enable()
@@ -87,6 +94,46 @@ def main():
             for (f, line, fname), (cc, nc, tt, ct, _) in rows:
                 print(f"  {tt / 2000 * 1e6:7.2f} us  {nc / 2000:5.1f} calls  "
                       f"{f.split('/')[-1]}:{line} {fname}")
+
+
+def _pagerank_steps(A, n, dev):
+    """One PageRank iteration's calls, each as a function (the state they
+    read is built once; the results are thrown away)."""
+    from graphblast_py import binary, dtypes, monoid, semiring, unary
+    Af = A.dup("float64")
+    x = gb.Vector.from_dense(np.full(n, 1.0 / n), device=dev)
+    scale = gb.Vector.from_dense(np.full(n, 0.85), device=dev)
+    dangling = gb.Vector.from_coo([3], True, size=n, device=dev)
+    w = x.ewise_mult(scale, binary.times)
+
+    def fresh():
+        v = gb.Vector(dtypes.FP64, n, device=dev)
+        v.assign(0.015)
+        return v
+
+    xnew = fresh()
+
+    def product():
+        w.vxm(Af, semiring.plus_times, accum=binary.plus, out=xnew)
+
+    def iteration():
+        w = x.ewise_mult(scale, binary.times)
+        lost = x.apply(unary.identity, mask=dangling.S).reduce(monoid.plus)
+        xn = gb.Vector(dtypes.FP64, n, device=dev)
+        xn.assign((0.85 * lost + 0.15) / n)
+        w.vxm(Af, semiring.plus_times, accum=binary.plus, out=xn)
+        return xn.ewise_mult(x, binary.minus).apply(unary.abs).reduce(monoid.plus)
+
+    return {
+        "ewise_mult of two full vectors": lambda: x.ewise_mult(scale, binary.times),
+        "masked apply + reduce (dangling mass)":
+            lambda: x.apply(unary.identity, mask=dangling.S).reduce(monoid.plus),
+        "new vector + scalar assign": fresh,
+        "vxm plus_times accumulated into a full vector": product,
+        "ewise_mult + apply + reduce (the error)":
+            lambda: xnew.ewise_mult(x, binary.minus).apply(unary.abs).reduce(monoid.plus),
+        "the whole iteration": iteration,
+    }
 
 
 if __name__ == "__main__":

@@ -85,3 +85,59 @@ def test_pagerank_hub_graph_against_networkx(device):
     A = gb.Matrix.from_scipy(S, device=device)
     got = host(gb.algorithms.pagerank(A, tol=1e-10).to_dense())
     np.testing.assert_allclose(got, [want[i] for i in range(405)], rtol=1e-6, atol=1e-9)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dt", ["float64", "float32"])
+@pytest.mark.parametrize("iso", [True, False])
+@pytest.mark.parametrize("into", ["owned", "shared", "input"])
+def test_short_rows_accumulate_in_the_kernel(dt, iso, into, monkeypatch):
+    """On the GPU a matrix whose rows are all short takes the accumulated
+    product in the short-row kernel itself (``spmv_sum_accum``: the sum of
+    each row added to the output, rows without entries keep theirs): every
+    entry bit for bit equal to the ordinary path (``spmv_sum``, then the
+    output rule's accumulation) and close to SciPy, into an output the
+    vector owns (written in place), one it shares with a dup (left
+    untouched) and the input vector itself (``w = w + w A``)."""
+    gb.Vector(dt, 1, device="gpu")                       # the backend, for its class
+    be = gb.device.backend_for("gpu")
+    S = _matrix("short", dt, iso)
+    n = S.shape[0]
+    C = S.tocoo()
+    A = gb.Matrix.from_coo(C.row, C.col, 1.5 if iso else C.data, n, n, dtype=dt,
+                           device="gpu")
+    rng = np.random.default_rng(3)
+    x = rng.uniform(-1, 1, n).astype(dt)
+    w0 = x if into == "input" else rng.uniform(-1, 1, n).astype(dt)
+    names = []
+    real = type(be)._sum_kernel
+
+    def spy(self, *a):
+        names.append(a[-1])
+        return real(self, *a)
+
+    monkeypatch.setattr(type(be), "_sum_kernel", spy)
+
+    def run():
+        w = gb.Vector.from_dense(w0.copy(), device="gpu")
+        w._set_full(w._full_values()[0], True)           # (from_dense's copy: w's alone)
+        keep = w.dup() if into == "shared" else None
+        u = w if into == "input" else gb.Vector.from_dense(x, device="gpu")
+        arr = w._full_values()[0]
+        r = u.vxm(A, gb.semiring.plus_times, accum=gb.binary.plus, out=w)
+        assert r is w and w.nvals == n
+        if keep is not None:
+            np.testing.assert_array_equal(host(keep.to_dense()), w0)
+        return host(w.to_dense()), w._full_values()[0] is arr
+
+    got, in_place = run()
+    assert names == ["spmv_sum_accum"]
+    assert in_place == (into == "owned")
+    monkeypatch.setattr(type(be), "pull_accum", lambda self, *a, **k: None)
+    names.clear()
+    want, _ = run()
+    assert names == ["spmv_sum"]                         # the ordinary path
+    np.testing.assert_array_equal(got, want)
+    ref = w0.astype(np.float64) + S.T.astype(np.float64) @ x.astype(np.float64)
+    tol = 1e-12 if dt == "float64" else 1e-4
+    np.testing.assert_allclose(got, ref, rtol=tol, atol=tol)

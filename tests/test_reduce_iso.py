@@ -141,3 +141,41 @@ def test_iso_lines_against_scipy_on_a_power_law_graph(device):
         assert np.array_equal(R._host(got_c.to_dense(fill=0)), np.asarray(Sd.sum(axis=0)).ravel())
         assert got_r.nvals == int((np.diff(S.indptr) > 0).sum())
         assert got_c.nvals == int((np.diff(S.tocsc().indptr) > 0).sum())
+
+
+@pytest.mark.parametrize("dtype,value", CASES)
+def test_iso_scalar_against_reference(device, dtype, value, monkeypatch):
+    """``reduce_scalar`` of an iso matrix: the same closed forms (plus as
+    nvals x v) computed on the host where they apply -- no device array, no
+    reduction -- and the general path where they do not; against the
+    reference model's fold of every entry."""
+    for add in MONOIDS:
+        A, r = _iso(np.dtype(dtype), value, device)
+        closed = _closed_form_expected(add, np.asarray(value, dtype=dtype)[()])
+        if closed:
+            def refuse(*a, **k):
+                raise AssertionError(f"{add} over an iso {dtype} {value!r}: a device "
+                                     "reduction ran where the closed form applies")
+            for name in ("reduce", "full", "cast"):
+                monkeypatch.setattr(A._be, name, refuse)
+        got = A.reduce_scalar(gb.monoid[add])
+        monkeypatch.undo()
+        t = R.monoid_type(add, np.dtype(dtype))
+        want = R.fold(add, r.vals[r.present], t)
+        if add in ("plus", "times") and np.dtype(dtype).kind == "f" and not closed:
+            np.testing.assert_allclose(got, want, rtol=1e-5, equal_nan=True)
+            continue
+        assert type(got) is type(np.asarray(want).item()), (add, dtype, value, got)
+        assert np.array_equal(np.asarray(got, dtype=t), np.asarray(want, dtype=t),
+                              equal_nan=True), (add, dtype, value, got, want)
+        if np.asarray(want).dtype.kind == "f" and want == 0:
+            assert np.signbit(got) == np.signbit(want), (add, dtype, value, got, want)
+
+
+def test_iso_scalar_empty_and_transposed(device):
+    for shape in ((0, 0), (1, 1), (3, 0)):
+        A = gb.Matrix.from_coo([], [], 2.0, *shape, device=device)
+        assert A.reduce_scalar(gb.monoid.plus) == 0.0
+        assert A.reduce_scalar(gb.monoid.min) == np.inf
+    A, r = _iso(np.dtype("int8"), 3, device, transposed=True)
+    assert A.reduce_scalar(gb.monoid.plus) == R.fold("plus", r.vals[r.present], np.dtype("int8"))

@@ -34,6 +34,13 @@ def _unique_check(be, I, what):
 def vector_assign(w, value, indices=None, *, mask=None, accum=None, replace=False):
     """``w<mask>(indices) = accum(w(indices), value)``; value a scalar or a
     Vector of size len(indices)."""
+    if (value.__class__ in PY_NUMBERS and indices is None and mask is None and accum is None
+            and replace is False and w.__class__ is Vector):
+        # a number to every position (PageRank's fresh teleport vector,
+        # FGLT's ones): Z = T, what _assign's whole-vector path stores --
+        # the fill as w's own array -- without its general set-up (~14 us
+        # of host time a call on the GPU machine)
+        return _fill_whole(w, value)
     # ``w<F.S> = F``, F another Vector of w's size on w's device
     own = (value.__class__ is Vector and indices is None and mask.__class__ is Mask
            and mask.parent is value and mask.structure and not mask.complement
@@ -50,6 +57,19 @@ def vector_assign(w, value, indices=None, *, mask=None, accum=None, replace=Fals
         relax.note_assign(w, value, before)
         return w
     return _vector_assign(w, value, indices, mask, accum, replace, own)
+
+
+def _fill_whole(w, value):
+    """``w = value`` at every position (a Python number; no mask, accum or
+    index list): as :func:`_assign`'s whole-vector path for a scalar."""
+    s = _cast_scalar(value, w.dtype)
+    be = w._be
+    if w.size > 1 << 26:
+        be.check_alloc(w.size * (np.asarray(_scalar(value, "assign")).dtype.itemsize
+                                 + w.dtype.itemsize + 1),
+                       f"assign of a scalar to all {w.size} positions")
+    w._set_full(be.full(w.size, s, w.dtype), True)
+    return w
 
 
 def _vector_assign(w, value, indices, mask, accum, replace, own):

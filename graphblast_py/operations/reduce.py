@@ -49,20 +49,10 @@ def _iso_lines(A, monoid, dt, be, rows):
     the sum in any order (integers: both wrap the same way; floats: when
     every partial sum j v, j <= nvals, is exact); times gives v for v in
     {0, 1} (not -0.0).  None for every other case (the general path runs)."""
-    if monoid.is_user or A.form != "sparse" or not A.iso:
+    v = _iso_value(A, monoid, dt)
+    if v is None:
         return None
     name = monoid.name
-    if name not in ("min", "max", "any", "lor", "land", "plus", "times"):
-        return None
-    with np.errstate(all="ignore"):
-        v = np.asarray(A.iso_value).astype(dt)[()]
-    kind = dt.kind
-    if kind == "c":
-        return None
-    if name == "times" and not (v == 1 or (v == 0 and not np.signbit(v))):
-        return None
-    if name == "plus" and kind == "f" and not _exact_multiples(v, A.nvals, dt):
-        return None
     ptr = A._line_ptr(rows)
     lens = ptr[1:] - ptr[:-1]
     n = lens.shape[0]
@@ -73,6 +63,38 @@ def _iso_lines(A, monoid, dt, be, rows):
     else:
         vals = be.full(n, v, dt)
     return DenseVectorResult(vals, lens > 0)
+
+
+def _iso_value(A, monoid, dt):
+    """The value v of the iso matrix ``A`` cast to ``dt`` when a reduction
+    of any part of it with ``monoid`` has a closed form in the count k of
+    its entries (see :func:`_iso_lines`), else None."""
+    if monoid.is_user or A.form != "sparse" or not A.iso:
+        return None
+    name = monoid.name
+    if name not in ("min", "max", "any", "lor", "land", "plus", "times") or dt.kind == "c":
+        return None
+    with np.errstate(all="ignore"):
+        v = np.asarray(A.iso_value).astype(dt)[()]
+    if name == "times" and not (v == 1 or (v == 0 and not np.signbit(v))):
+        return None
+    if name == "plus" and dt.kind == "f" and not _exact_multiples(v, A.nvals, dt):
+        return None
+    return v
+
+
+def _iso_scalar(A, monoid, dt):
+    """The reduction of every entry of the iso matrix ``A`` (at least one)
+    in closed form, as :func:`_iso_lines` for one line of nvals entries: a
+    NumPy scalar of ``dt``, computed on the host (no device array, no
+    read); None where there is none."""
+    v = _iso_value(A, monoid, dt)
+    if v is None:
+        return None
+    if monoid.name != "plus":
+        return v
+    with np.errstate(all="ignore"):             # (integers wrap as repeated addition does)
+        return (np.asarray([A.nvals]).astype(dt) * np.asarray([v], dtype=dt))[0]
 
 
 def _exact_multiples(v, count, dt):
@@ -97,9 +119,10 @@ def reduce_scalar(x, monoid):
     be = x._be
     check_user_op(monoid, be, "reduce")
     dt = monoid.out_dtype(x.dtype)
-    if not x._is_vector and x.form == "sparse" and x.iso and not monoid.is_user \
-            and monoid.name in ("any", "min", "max", "lor", "land") and x.nvals:
-        return be.cast(be.full(1, x._iso, x.dtype), dt)[0].item()
+    if not x._is_vector and x.form == "sparse" and x.iso and x.nvals:
+        r = _iso_scalar(x, monoid, np.dtype(dt))
+        if r is not None:
+            return r.item()
     view = x._lend() if x._is_vector else None
     present = None
     if isinstance(view, DenseVectorResult) and view.present is None:

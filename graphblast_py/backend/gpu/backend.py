@@ -120,6 +120,7 @@ def _grid_capped(n):
 GRID_BLOCKS_PER_SM = 32
 
 _LOCAL = threading.local()
+_NULL = np.uint64(0)        # a null pointer argument
 
 
 def pinned_u64():
@@ -270,6 +271,7 @@ class GPUBackend(ArrayBackend):
         self._fns = {}
         self._user = {}
         self._dummies = {}
+        self._fill_fns = {}             # full(): the fill_all kernel by value type
         self._reduce_scratch = {}
         self._pool = cupy.get_default_memory_pool()
         self._sink = cupy.zeros(1, dtype=bool)   # dummy store target of keep_a (never read)
@@ -326,6 +328,17 @@ class GPUBackend(ArrayBackend):
         numeric type by one launch of a fill kernel (its value cast as NumPy
         casts it) -- cupy.full's own fill costs ~30 us of host time, and a
         BFS makes several."""
+        dt = dtype if isinstance(dtype, np.dtype) else np.dtype(dtype)
+        if value.__class__ is dt.type and n.__class__ is int and n and dt in _FILL_TYPES:
+            # a NumPy scalar of the array's type already (assign's cast
+            # scalars): no conversion, the kernel looked up once per type
+            with _OOM("an array", n):
+                out = cupy.empty(n, dtype=dt)
+            fn = self._fill_fns.get(dt)
+            if fn is None:
+                fn = self._fill_fns[dt] = self._fill_kernel(dt, "fill_all")
+            fn(_grid_capped(n), (K.BLOCK,), (np.int64(n), value, out))
+            return out
         dt = np.dtype(dtype)
         v = np.asarray(value) if isinstance(value, (int, float, bool, np.number, np.bool_)) \
             else None
@@ -831,22 +844,18 @@ class GPUBackend(ArrayBackend):
         key = (cupy.cuda.runtime.getDevice(), cupy.cuda.get_current_stream().ptr,
                threading.get_ident())
         scratch = self._reduce_scratch.get(key)
-        if scratch is None:
-            nb = self.REDUCE_BLOCKS
-            buf = cupy.zeros(nb * 12 + 32, dtype=np.uint8)      # partials, flags, counter, out
-            base, at = buf.data.ptr, nb * 12 + 8
-            scratch = self._reduce_scratch[key] = (
-                buf[at:at + 12], np.uint64(base), np.uint64(base + nb * 8),
-                np.uint64(base + nb * 12), np.uint64(base + at), np.uint64(base + at + 8))
-        res, part_v, part_f, done, out_v, out_f = scratch
-        has = present is not None
-        fn((blocks,), (K.BLOCK,), (_c(vals), _c(present) if has else self._dummy(_BOOL),
-                                   np.int32(has), np.int64(n), part_v, part_f, done, out_v,
-                                   out_f))
-        got = res.get()
-        if not got[8:12].view(np.int32)[0]:
+        if scratch is None or scratch[1] < blocks:
+            nb = max(blocks, self.REDUCE_BLOCKS)
+            buf = cupy.zeros(2 + 2 * nb, dtype=np.uint64)   # see kernels._REDUCE_ALL
+            scratch = self._reduce_scratch[key] = (buf[:2], nb, np.uint64(buf.data.ptr))
+        head, _, ptr = scratch
+        fn((blocks,), (K.BLOCK,), (_c(vals), _c(present) if present is not None else _NULL,
+                                   np.int64(n), ptr))
+        h = pinned_u64()[:2]
+        head.get(out=h)                 # (into pinned memory: no staging copy)
+        if not int(h[1]) & 0xFFFFFFFF:  # (no value: the flag, the low half)
             return monoid.identity(t)
-        return got[:t.itemsize].view(t)[0]
+        return h.view(np.uint8)[:t.itemsize].view(t)[0]
 
     # ------------------------------------------------------------ structure
     def expand(self, counts):
@@ -1136,31 +1145,38 @@ class GPUBackend(ArrayBackend):
                                     a_iso)
         if case is None:
             return None
-        indptr, indices, rvals = R
-        if not self._short_rows(indptr, cache):
+        if not self._short_rows(R[0], cache):
             return None
-        tag, value = case
-        out_dtype = np.dtype(out_dtype)
-        xvals = _c(x[0])
-        nrows = indptr.shape[0] - 1
-        read_a = tag == "vals"
-        ta = rvals.dtype if read_a else out_dtype
-        iso = None if read_a else value
-        lanes = self._sum_lanes(indices.shape[0], nrows)
-        key = ("spmv_sum", semiring.monoid, semiring.mult, ta, xvals.dtype, out_dtype,
-               indptr.dtype, indices.dtype, bool(swap), _iso_key(iso), lanes)
-        fn = self._fn(key, lambda: K.spmv_sum_source(semiring, ta, xvals.dtype, out_dtype,
-                                                     indptr.dtype, indices.dtype, swap,
-                                                     lanes, iso), "spmv_sum")
+        fn, head, nrows, lanes = self._sum_kernel(R, x[0], semiring, swap, out_dtype, case,
+                                                  "spmv_sum")
         with _OOM("the pull SpMV output", nrows):
             outv = cupy.empty(nrows, dtype=out_dtype)     # read only where outp is set
             outp = cupy.empty(nrows, dtype=bool)
         if nrows:
-            fn(_grid_capped(nrows * lanes), (K.BLOCK,),
-               (_c(indptr), _c(indices), _c(rvals) if read_a else self._dummy(ta),
-                np.int32(read_a), xvals, np.int64(nrows), outv, outp))
+            fn(_grid_capped(nrows * lanes), (K.BLOCK,), head + (outv, outp))
         self.last_kernel = ("pull", self._reads(semiring, swap)[0], False, False)
         return outv, outp
+
+    def _sum_kernel(self, R, xvals, semiring, swap, out_dtype, case, name):
+        """``(fn, head, nrows, lanes)``: kernel ``name`` of the spmv_sum
+        module for R (``spmv_sum`` or ``spmv_sum_accum``), its arguments up
+        to the row count, and its lanes per row."""
+        tag, value = case
+        indptr, indices, rvals = R
+        out_dtype = np.dtype(out_dtype)
+        xvals = _c(xvals)
+        read_a = tag == "vals"
+        ta = rvals.dtype if read_a else out_dtype
+        iso = None if read_a else value
+        lanes = self._sum_lanes(indices.shape[0], indptr.shape[0] - 1)
+        key = ("spmv_sum", semiring.monoid, semiring.mult, ta, xvals.dtype, out_dtype,
+               indptr.dtype, indices.dtype, bool(swap), _iso_key(iso), lanes)
+        fn = self._fn(key, lambda: K.spmv_sum_source(semiring, ta, xvals.dtype, out_dtype,
+                                                     indptr.dtype, indices.dtype, swap,
+                                                     lanes, iso), name)
+        nrows = indptr.shape[0] - 1
+        return fn, (_c(indptr), _c(indices), _c(rvals) if read_a else self._dummy(ta),
+                    np.int32(read_a), xvals, np.int64(nrows)), nrows, lanes
 
     def _cusparse_pull(self, R, x, semiring, rows, swap, out_dtype, structure_only, a_iso,
                        cache=None):
@@ -1220,17 +1236,28 @@ class GPUBackend(ArrayBackend):
 
     def pull_accum(self, R, xvals, semiring, accum, swap, old, own, cache=None, a_iso=None):
         """``old + T`` for PageRank's product T (the case of
-        :meth:`_plus_pull_case`, accumulated with ``plus``) by one cuSPARSE
-        SpMV with beta = 1 writing the output (``old`` itself when ``own``,
-        else a copy): no product vector, no second pass.  None where the
-        short-row kernel (``_sum_pull``) takes the product or cuSPARSE
-        cannot (the ordinary path then runs)."""
-        if (accum.is_user or accum.name != "plus" or not self.CUSPARSE_PULL
-                or old.dtype != xvals.dtype):
+        :meth:`_plus_pull_case`, accumulated with ``plus``) written into the
+        output (``old`` itself when ``own``, else a new array) in one launch:
+        on a matrix whose rows are all short, ``spmv_sum_accum`` (the
+        short-row kernel of ``_sum_pull`` adding each row's sum to ``old``),
+        else one cuSPARSE SpMV with beta = 1.  No product vector, no second
+        pass.  None where neither can (the ordinary path then runs)."""
+        if accum.is_user or accum.name != "plus" or old.dtype != xvals.dtype:
             return None
         case = self._plus_pull_case(R, (xvals, None), semiring, None, swap, old.dtype, True,
                                     a_iso)
-        if case is None or self._short_rows(R[0], cache):
+        if case is None:
+            return None
+        if self._short_rows(R[0], cache):
+            fn, head, nrows, lanes = self._sum_kernel(R, xvals, semiring, swap, old.dtype,
+                                                      case, "spmv_sum_accum")
+            with _OOM("the pull SpMV output", nrows):
+                y = old if own else cupy.empty_like(old)
+            if nrows:
+                fn(_grid_capped(nrows * lanes), (K.BLOCK,), head + (old, y))
+            self.last_kernel = ("pull", self._reads(semiring, swap)[0], False, False)
+            return y
+        if not self.CUSPARSE_PULL:
             return None
         plan = self._cusparse_plan(R, case, old.dtype, xvals.shape[0], cache)
         if plan is None:

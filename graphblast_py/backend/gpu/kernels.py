@@ -456,14 +456,17 @@ def pull_block_source(semiring, ta, tx, tout, ip, ix, swap, a_iso=None):
 # on a matrix whose rows are all short: LANES lanes per row (a power of two
 # up to 32, fixed per module), so a warp walks 32 / LANES rows at once; the
 # loop over the warp's rows is uniform across the warp, so the group's
-# shuffles run with every lane.  Every row is written: its sum where it has
-# entries, outp[r] = row non-empty (the input has an entry at every
-# position), so the outputs need no fill.
+# shuffles run with every lane.  spmv_sum writes every row: its sum where it
+# has entries, outp[r] = row non-empty (the input has an entry at every
+# position), so the outputs need no fill.  spmv_sum_accum adds the sums to a
+# full vector instead (accum plus: old[r] + sum where the row has entries,
+# old[r] elsewhere; outv may be old itself, so neither is __restrict__).
 _SPMV_SUM = r"""
-extern "C" __global__ void spmv_sum(
+template <bool ACC>
+__device__ __forceinline__ void spmv_sum_rows(
     const IP* __restrict__ indptr, const IX* __restrict__ indices,
     const TA* __restrict__ avals, int read_a, const TX* __restrict__ xvals,
-    i64 nrows, TOUT* __restrict__ outv, bool* __restrict__ outp)
+    i64 nrows, TOUT* outv, bool* outp, const TOUT* old)
 {
     const int lane = threadIdx.x & (LANES - 1);
     const i64 per_warp = 32 / LANES;
@@ -482,10 +485,31 @@ extern "C" __global__ void spmv_sum(
         for (int d = LANES >> 1; d > 0; d >>= 1)
             acc = add_op(acc, shfl_down_out_w(acc, d));
         if (live && lane == 0) {
-            outp[r] = p1 > p0;
-            if (p1 > p0) outv[r] = acc;
+            if (ACC) {
+                if (p1 > p0) outv[r] = add_op(old[r], acc);
+                else if (outv != old) outv[r] = old[r];
+            } else {
+                outp[r] = p1 > p0;
+                if (p1 > p0) outv[r] = acc;
+            }
         }
     }
+}
+
+extern "C" __global__ void spmv_sum(
+    const IP* __restrict__ indptr, const IX* __restrict__ indices,
+    const TA* __restrict__ avals, int read_a, const TX* __restrict__ xvals,
+    i64 nrows, TOUT* __restrict__ outv, bool* __restrict__ outp)
+{
+    spmv_sum_rows<false>(indptr, indices, avals, read_a, xvals, nrows, outv, outp, nullptr);
+}
+
+extern "C" __global__ void spmv_sum_accum(
+    const IP* __restrict__ indptr, const IX* __restrict__ indices,
+    const TA* __restrict__ avals, int read_a, const TX* __restrict__ xvals,
+    i64 nrows, const TOUT* old, TOUT* outv)
+{
+    spmv_sum_rows<true>(indptr, indices, avals, read_a, xvals, nrows, outv, nullptr, old);
 }
 """
 
@@ -1422,10 +1446,19 @@ __device__ __forceinline__ void block_combine(TOUT& acc, bool& found, TOUT* sv, 
     __syncthreads();
 }
 
+// scratch (8-byte aligned, kept between launches): the result's value (8
+// bytes), whether it has one (int), the finished blocks' counter (back to 0
+// when the launch ends), then one partial value (8 bytes each) and one flag
+// (int) per block of the launch; pres null: every position present
 extern "C" __global__ void reduce_all(const TOUT* __restrict__ v, const bool* __restrict__ pres,
-                                      int has_pres, i64 n, TOUT* part_v, int* part_f,
-                                      unsigned int* done, TOUT* out_v, int* out_f)
+                                      i64 n, unsigned char* scratch)
 {
+    TOUT* out_v = (TOUT*)scratch;
+    int* out_f = (int*)(scratch + 8);
+    unsigned int* done = (unsigned int*)(scratch + 12);
+    TOUT* part_v = (TOUT*)(scratch + 16);
+    int* part_f = (int*)(scratch + 16 + 8 * (i64)gridDim.x);
+    const bool has_pres = pres != nullptr;
     __shared__ TOUT sv[32];
     __shared__ int sf[32];
     __shared__ int is_last;
