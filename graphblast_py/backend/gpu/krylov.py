@@ -7,6 +7,8 @@ by cuBLAS with the results left on the device, the update, the scalar step (β,
 the breakdown test, 1/β) and the scaling as small kernels.  Used by
 ``backend/krylov.py``'s :class:`ComponentLanczos` through
 ``GPUBackend.lanczos_fused``."""
+import threading
+
 import cupy as cp
 import numpy as np
 from cupy._core import _dtype
@@ -152,13 +154,33 @@ class _SpMV:
         size = _cusparse.spMV_bufferSize(handle, op, one.ctypes.data, mat.desc, dx0.desc,
                                          zero.ctypes.data, dy.desc, ctype, alg)
         buf = cp.empty(max(int(size), 1), dtype=cp.int8)
+        p_one, p_zero, p_buf = one.ctypes.data, zero.ctypes.data, buf.data.ptr
+        n_in, n_out = A.shape[1], A.shape[0]
+        local = threading.local()
+
+        def vectors():
+            """This thread's two dense-vector descriptors (input, output),
+            made once; each call points them at its arrays
+            (dnVecSetValues) instead of making new ones."""
+            d = getattr(local, "d", None)
+            if d is None:
+                d = local.d = (cusparse.DnVecDescriptor.create(cp.empty(n_in, dtype=A.dtype)),
+                               cusparse.DnVecDescriptor.create(cp.empty(n_out, dtype=A.dtype)))
+            return d
 
         def run(x, out=None, accumulate=False):
             """A x into ``out`` (an array of A's rows) or the plan's y;
-            ``accumulate``: ``out`` += A x (beta = 1)."""
-            dx = cusparse.DnVecDescriptor.create(x)
-            do = dy if out is None else cusparse.DnVecDescriptor.create(out)
-            _cusparse.spMV(handle, op, one.ctypes.data, mat.desc, dx.desc,
-                           (one if accumulate else zero).ctypes.data, do.desc, ctype, alg,
-                           buf.data.ptr)
+            ``accumulate``: ``out`` += A x (beta = 1).  x and out: contiguous
+            arrays of A's type, of A's column and row counts."""
+            out = y if out is None else out
+            if (x.dtype != A.dtype or out.dtype != A.dtype or x.shape != (n_in,)
+                    or out.shape != (n_out,)):
+                raise ValueError(f"SpMV of a {n_out}x{n_in} {A.dtype} matrix: got x "
+                                 f"{x.shape} {x.dtype} and out {out.shape} {out.dtype}")
+            dx, do = vectors()
+            _cusparse.dnVecSetValues(dx.desc, x.data.ptr)
+            _cusparse.dnVecSetValues(do.desc, out.data.ptr)
+            _cusparse.setStream(handle, cp.cuda.get_current_stream().ptr)
+            _cusparse.spMV(handle, op, p_one, mat.desc, dx.desc,
+                           p_one if accumulate else p_zero, do.desc, ctype, alg, p_buf)
         return run, y
