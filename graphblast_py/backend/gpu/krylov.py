@@ -154,7 +154,9 @@ class _SpMV:
         size = _cusparse.spMV_bufferSize(handle, op, one.ctypes.data, mat.desc, dx0.desc,
                                          zero.ctypes.data, dy.desc, ctype, alg)
         buf = cp.empty(max(int(size), 1), dtype=cp.int8)
-        p_one, p_zero, p_buf = one.ctypes.data, zero.ctypes.data, buf.data.ptr
+        # alpha, beta and the work buffer by address (host pointer mode for
+        # the scalars): the tuple keeps the three arrays alive as long as run
+        ptrs = (one, zero, buf, one.ctypes.data, zero.ctypes.data, buf.data.ptr)
         n_in, n_out = A.shape[1], A.shape[0]
         local = threading.local()
 
@@ -181,6 +183,6 @@ class _SpMV:
             _cusparse.dnVecSetValues(dx.desc, x.data.ptr)
             _cusparse.dnVecSetValues(do.desc, out.data.ptr)
             _cusparse.setStream(handle, cp.cuda.get_current_stream().ptr)
-            _cusparse.spMV(handle, op, p_one, mat.desc, dx.desc,
-                           p_one if accumulate else p_zero, do.desc, ctype, alg, p_buf)
+            _cusparse.spMV(handle, op, ptrs[3], mat.desc, dx.desc,
+                           ptrs[3 if accumulate else 4], do.desc, ctype, alg, ptrs[5])
         return run, y
