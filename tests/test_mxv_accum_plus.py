@@ -89,23 +89,26 @@ def test_pagerank_hub_graph_against_networkx(device):
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("dt", ["float64", "float32"])
-@pytest.mark.parametrize("iso", [True, False])
+@pytest.mark.parametrize("kind", ["iso", "first"])
 @pytest.mark.parametrize("into", ["owned", "shared", "input"])
-def test_short_rows_accumulate_in_the_kernel(dt, iso, into, monkeypatch):
+def test_short_rows_accumulate_in_the_kernel(dt, kind, into, monkeypatch):
     """On the GPU a matrix whose rows are all short takes the accumulated
     product in the short-row kernel itself (``spmv_sum_accum``: the sum of
-    each row added to the output, rows without entries keep theirs): every
-    entry bit for bit equal to the ordinary path (``spmv_sum``, then the
-    output rule's accumulation) and close to SciPy, into an output the
-    vector owns (written in place), one it shares with a dup (left
-    untouched) and the input vector itself (``w = w + w A``)."""
+    each row added to the output, rows without entries keep theirs) where
+    the product does not read the matrix's values (an iso matrix, or
+    ``plus_first``: the product is x itself): every entry bit for bit equal
+    to the ordinary path (``spmv_sum``, then the output rule's
+    accumulation) and close to SciPy, into an output the vector owns
+    (written in place), one it shares with a dup (left untouched) and the
+    input vector itself (``w = w + w A``)."""
     gb.Vector(dt, 1, device="gpu")                       # the backend, for its class
     be = gb.device.backend_for("gpu")
-    S = _matrix("short", dt, iso)
+    S = _matrix("short", dt, kind == "iso")
     n = S.shape[0]
     C = S.tocoo()
-    A = gb.Matrix.from_coo(C.row, C.col, 1.5 if iso else C.data, n, n, dtype=dt,
+    A = gb.Matrix.from_coo(C.row, C.col, 1.5 if kind == "iso" else C.data, n, n, dtype=dt,
                            device="gpu")
+    sr = gb.semiring.plus_times if kind == "iso" else gb.semiring.plus_first
     rng = np.random.default_rng(3)
     x = rng.uniform(-1, 1, n).astype(dt)
     w0 = x if into == "input" else rng.uniform(-1, 1, n).astype(dt)
@@ -124,7 +127,7 @@ def test_short_rows_accumulate_in_the_kernel(dt, iso, into, monkeypatch):
         keep = w.dup() if into == "shared" else None
         u = w if into == "input" else gb.Vector.from_dense(x, device="gpu")
         arr = w._full_values()[0]
-        r = u.vxm(A, gb.semiring.plus_times, accum=gb.binary.plus, out=w)
+        r = u.vxm(A, sr, accum=gb.binary.plus, out=w)
         assert r is w and w.nvals == n
         if keep is not None:
             np.testing.assert_array_equal(host(keep.to_dense()), w0)
@@ -138,6 +141,7 @@ def test_short_rows_accumulate_in_the_kernel(dt, iso, into, monkeypatch):
     want, _ = run()
     assert names == ["spmv_sum"]                         # the ordinary path
     np.testing.assert_array_equal(got, want)
-    ref = w0.astype(np.float64) + S.T.astype(np.float64) @ x.astype(np.float64)
+    M = S.T.astype(np.float64) if kind == "iso" else (S.T != 0).astype(np.float64)
+    ref = w0.astype(np.float64) + M @ x.astype(np.float64)
     tol = 1e-12 if dt == "float64" else 1e-4
     np.testing.assert_allclose(got, ref, rtol=tol, atol=tol)

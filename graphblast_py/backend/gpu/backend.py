@@ -567,12 +567,6 @@ class GPUBackend(ArrayBackend):
         self._fill_kernel(dt, "copy_at")(
             grid, (K.BLOCK,), (keys, np.int64(m), src, win, np.int32(last), vals, pres))
 
-    def minmax(self, a):
-        """As the generic ``minmax``, with one wait on the device (CuPy's
-        ``int(a.min())`` and ``int(a.max())`` wait twice)."""
-        lo, hi = cupy.stack((a.min(), a.max())).get().tolist()
-        return int(lo), int(hi)
-
     def put_missing(self, out, pres, s):
         """As the generic ``put_missing``, in one kernel and without a wait
         (CuPy's boolean-mask assignment counts the mask on the host first)."""
@@ -841,14 +835,7 @@ class GPUBackend(ArrayBackend):
             return None
         n = vals.shape[0]
         blocks = min(-(-n // K.BLOCK), self.REDUCE_BLOCKS)
-        key = (cupy.cuda.runtime.getDevice(), cupy.cuda.get_current_stream().ptr,
-               threading.get_ident())
-        scratch = self._reduce_scratch.get(key)
-        if scratch is None or scratch[1] < blocks:
-            nb = max(blocks, self.REDUCE_BLOCKS)
-            buf = cupy.zeros(2 + 2 * nb, dtype=np.uint64)   # see kernels._REDUCE_ALL
-            scratch = self._reduce_scratch[key] = (buf[:2], nb, np.uint64(buf.data.ptr))
-        head, _, ptr = scratch
+        head, ptr = self._fold_scratch("reduce_all", blocks)
         fn((blocks,), (K.BLOCK,), (_c(vals), _c(present) if present is not None else _NULL,
                                    np.int64(n), ptr))
         h = pinned_u64()[:2]
@@ -856,6 +843,62 @@ class GPUBackend(ArrayBackend):
         if not int(h[1]) & 0xFFFFFFFF:  # (no value: the flag, the low half)
             return monoid.identity(t)
         return h.view(np.uint8)[:t.itemsize].view(t)[0]
+
+    def _fold_scratch(self, kind, blocks):
+        """``(head, pointer)``: the scratch buffer of the one-launch folds of
+        kind ``kind`` (``reduce_all``, ``minmax``, ``diff_any``; their
+        layouts in kernels.py) for a launch of ``blocks`` blocks, kept per
+        kind, device, stream and host thread (launches on one stream run in
+        order, and a thread reads its result before its next launch, so no
+        two folds share one at once); ``head``: its first 16 bytes, where
+        the result is, as two uint64."""
+        key = (kind, cupy.cuda.runtime.getDevice(), cupy.cuda.get_current_stream().ptr,
+               threading.get_ident())
+        scratch = self._reduce_scratch.get(key)
+        if scratch is None or scratch[1] < blocks:
+            nb = max(blocks, self.REDUCE_BLOCKS)
+            buf = cupy.zeros(4 + 2 * nb, dtype=np.uint64)   # 24 + 16 bytes a block at most
+            scratch = self._reduce_scratch[key] = (buf[:2], nb, np.uint64(buf.data.ptr))
+        return scratch[0], scratch[2]
+
+    def minmax(self, a):
+        """``(min, max)`` of a non-empty integer array (not uint64) by one
+        ``minmax_all`` launch and one read into pinned memory (CuPy's
+        ``min`` and ``max``, stacked and read, were four calls of ~40 us of
+        host time each on the H200's host: connected components checks its
+        index vectors twice an iteration)."""
+        t = a.dtype
+        n = a.shape[0] if a.ndim == 1 else 0
+        if n == 0 or t.kind not in "iu" or (t.kind == "u" and t.itemsize == 8):
+            lo, hi = cupy.stack((a.min(), a.max())).get().tolist()
+            return int(lo), int(hi)
+        fn = self._fn(("folds", t.str), lambda: K.folds_source(t), "minmax_all")
+        blocks = min(-(-n // K.BLOCK), self.REDUCE_BLOCKS)
+        head, ptr = self._fold_scratch("minmax", blocks)
+        fn((blocks,), (K.BLOCK,), (_c(a), np.int64(n), ptr))
+        h = pinned_u64()[:2]
+        head.get(out=h)
+        lo, hi = h.view(np.int64).tolist()
+        return lo, hi
+
+    def all_equal(self, a, b):
+        """``all(a == b)`` of two 1-D integer or bool arrays of one type and
+        length by one ``diff_any`` launch and one read (connected
+        components' ``gf_new.isequal(gf)``); None for other arrays (floats:
+        NaN and -0.0 compare otherwise than their bits)."""
+        t = a.dtype
+        if a.ndim != 1 or b.shape != a.shape or b.dtype != t or t.kind not in "biu":
+            return None
+        n = a.shape[0]
+        if n == 0:
+            return True
+        fn = self._fn(("folds", t.str), lambda: K.folds_source(t), "diff_any")
+        blocks = min(-(-n // K.BLOCK), self.REDUCE_BLOCKS)
+        head, ptr = self._fold_scratch("diff_any", blocks)
+        fn((blocks,), (K.BLOCK,), (_c(a), _c(b), np.int64(n), ptr))
+        h = pinned_u64()[:2]
+        head.get(out=h)
+        return not int(h[0]) & 0xFFFFFFFF
 
     # ------------------------------------------------------------ structure
     def expand(self, counts):

@@ -1502,6 +1502,109 @@ def reduce_all_source(op, t):
     return _COMMON + _typedefs(TOUT=t) + _add_fn(op) + _warp_fns(t) + _REDUCE_ALL
 
 
+# the minimum and maximum of an integer array as i64 in one launch, and
+# whether two arrays of one integer or bool type differ anywhere: the same
+# fold as reduce_all (each block folds its share, the last block to finish
+# folds the blocks' partials), in a scratch buffer kept between launches --
+# minmax_all: out[0] = min, out[1] = max (i64), the counter at byte 16,
+# block b's partials at 24 + 16 b; diff_any: out (int) at 0, the counter at
+# 16, one int per block from 24.  The last block puts the counter back to 0.
+_FOLDS = r"""
+#define I64_HI 0x7fffffffffffffffLL
+#define I64_LO (-0x7fffffffffffffffLL - 1LL)
+
+__device__ __forceinline__ void fold_minmax(i64& lo, i64& hi, i64* slo, i64* shi)
+{
+    for (int d = 16; d > 0; d >>= 1) {
+        i64 a = __shfl_down_sync(FULL_MASK, lo, d), b = __shfl_down_sync(FULL_MASK, hi, d);
+        lo = a < lo ? a : lo;
+        hi = b > hi ? b : hi;
+    }
+    int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+    if (lane == 0) { slo[w] = lo; shi[w] = hi; }
+    __syncthreads();
+    if (w == 0) {
+        bool has = lane < (int)(blockDim.x >> 5);
+        lo = has ? slo[lane] : I64_HI;
+        hi = has ? shi[lane] : I64_LO;
+        for (int d = 16; d > 0; d >>= 1) {
+            i64 a = __shfl_down_sync(FULL_MASK, lo, d), b = __shfl_down_sync(FULL_MASK, hi, d);
+            lo = a < lo ? a : lo;
+            hi = b > hi ? b : hi;
+        }
+    }
+    __syncthreads();
+}
+
+extern "C" __global__ void minmax_all(const TIN* __restrict__ a, i64 n, unsigned char* scratch)
+{
+    i64* out = (i64*)scratch;
+    unsigned int* done = (unsigned int*)(scratch + 16);
+    i64* part = (i64*)(scratch + 24);
+    __shared__ i64 slo[32], shi[32];
+    __shared__ int is_last;
+    i64 lo = I64_HI, hi = I64_LO;
+    i64 stride = (i64)gridDim.x * blockDim.x;
+    for (i64 k = (i64)blockIdx.x * blockDim.x + threadIdx.x; k < n; k += stride) {
+        i64 x = (i64)a[k];
+        lo = x < lo ? x : lo;
+        hi = x > hi ? x : hi;
+    }
+    fold_minmax(lo, hi, slo, shi);
+    if (threadIdx.x == 0) {
+        part[2 * (i64)blockIdx.x] = lo;
+        part[2 * (i64)blockIdx.x + 1] = hi;
+        __threadfence();
+        is_last = atomicAdd(done, 1u) == gridDim.x - 1;
+    }
+    __syncthreads();
+    if (!is_last) return;
+    __threadfence();
+    lo = I64_HI;
+    hi = I64_LO;
+    for (unsigned b = threadIdx.x; b < gridDim.x; b += blockDim.x) {
+        i64 x = ((volatile i64*)part)[2 * (i64)b], y = ((volatile i64*)part)[2 * (i64)b + 1];
+        lo = x < lo ? x : lo;
+        hi = y > hi ? y : hi;
+    }
+    fold_minmax(lo, hi, slo, shi);
+    if (threadIdx.x == 0) { out[0] = lo; out[1] = hi; *done = 0u; }
+}
+
+extern "C" __global__ void diff_any(const TIN* __restrict__ a, const TIN* __restrict__ b,
+                                    i64 n, unsigned char* scratch)
+{
+    int* out = (int*)scratch;
+    unsigned int* done = (unsigned int*)(scratch + 16);
+    int* part = (int*)(scratch + 24);
+    __shared__ int is_last;
+    int d = 0;
+    i64 stride = (i64)gridDim.x * blockDim.x;
+    for (i64 k = (i64)blockIdx.x * blockDim.x + threadIdx.x; k < n && !d; k += stride)
+        d = a[k] != b[k];
+    d = __syncthreads_or(d);
+    if (threadIdx.x == 0) {
+        part[blockIdx.x] = d;
+        __threadfence();
+        is_last = atomicAdd(done, 1u) == gridDim.x - 1;
+    }
+    __syncthreads();
+    if (!is_last) return;
+    __threadfence();
+    int e = 0;
+    for (unsigned k = threadIdx.x; k < gridDim.x; k += blockDim.x) e |= ((volatile int*)part)[k];
+    e = __syncthreads_or(e);
+    if (threadIdx.x == 0) { out[0] = e; *done = 0u; }
+}
+"""
+
+
+def folds_source(t):
+    """``minmax_all`` and ``diff_any`` for arrays of the integer or bool
+    type ``t``."""
+    return _COMMON + _typedefs(TIN=t) + _FOLDS
+
+
 def reduce_all_ok(t):
     """The types ``reduce_all`` takes (those a warp shuffle moves)."""
     return _code(t) in _SHFL

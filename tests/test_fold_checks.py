@@ -1,0 +1,114 @@
+"""The backend's one-launch folds behind the index checks and the vector
+comparison: ``minmax`` (``Vector.from_coo``'s and ``extract``'s range checks
+of an index array) and ``all_equal`` (``isequal`` of two full integer
+vectors: connected components' stopping test).  On the GPU each is one
+kernel and one read (``minmax_all``, ``diff_any``); both devices against
+NumPy on every integer type, extremes of the type, sizes from 1 to past the
+launch's 1024 x 256 threads, a difference at the first, last and a block
+boundary position, and interleaved with ``reduce`` (the folds keep their
+scratch apart).  Then connected components and the checks' errors."""
+import numpy as np
+import pytest
+
+import graphblast_py as gb
+from graphblast_py.device import backend_for
+
+from .conftest import host
+
+SIZES = [1, 2, 255, 256, 257, 300_001, 1_000_003]
+INT_TYPES = ["int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64"]
+
+
+def _array(be, a):
+    return be.xp.asarray(a)
+
+
+@pytest.mark.parametrize("t", INT_TYPES)
+@pytest.mark.parametrize("n", SIZES)
+def test_minmax_against_numpy(device, t, n):
+    be = backend_for(device)
+    info = np.iinfo(t)
+    rng = np.random.default_rng(n)
+    a = rng.integers(info.min, info.max, n, dtype=t, endpoint=True)
+    got = be.minmax(_array(be, a))
+    assert got == (int(a.min()), int(a.max())) and all(type(x) is int for x in got)
+    for pos in {0, n // 2, n - 1}:       # the type's extremes, anywhere
+        b = a.copy()
+        b[pos] = info.min
+        b[(pos + 1) % n] = info.max if n > 1 else info.min
+        assert be.minmax(_array(be, b)) == (int(b.min()), int(b.max())), (t, n, pos)
+
+
+@pytest.mark.parametrize("t", ["bool", "int8", "uint16", "int32", "int64", "uint64"])
+@pytest.mark.parametrize("n", SIZES)
+def test_all_equal_against_numpy(device, t, n):
+    be = backend_for(device)
+    rng = np.random.default_rng(n + 1)
+    a = rng.random(n) < 0.5 if t == "bool" else rng.integers(0, 100, n).astype(t)
+    assert be.all_equal(_array(be, a), _array(be, a.copy())) is True
+    for pos in sorted({0, 255, 256, n // 2, n - 1} & set(range(n))):
+        b = a.copy()
+        b[pos] = not b[pos] if t == "bool" else b[pos] + 1
+        assert be.all_equal(_array(be, a), _array(be, b)) is False, (t, n, pos)
+        assert be.all_equal(_array(be, a), _array(be, a)) is True
+
+
+def test_all_equal_declines_floats_and_mismatches(device):
+    be = backend_for(device)
+    f = _array(be, np.array([0.0, np.nan]))
+    assert be.all_equal(f, f) is None                     # NaN, -0.0: not by bits
+    i = _array(be, np.arange(4))
+    assert be.all_equal(i, _array(be, np.arange(4, dtype=np.int32))) is None
+    assert be.all_equal(i, _array(be, np.arange(5))) is None
+    assert be.all_equal(_array(be, np.zeros(0, np.int64)),
+                        _array(be, np.zeros(0, np.int64))) in (True, None)
+
+
+def test_folds_interleaved_with_reduce(device):
+    """minmax, all_equal and reduce one after another, over and over: each
+    result is its own (the folds' scratch and counters kept apart)."""
+    be = backend_for(device)
+    rng = np.random.default_rng(4)
+    for k in range(30):
+        n = int(rng.integers(1, 400_000))
+        a = rng.integers(-10**9, 10**9, n)
+        b = a.copy()
+        if k % 2:
+            b[int(rng.integers(0, n))] += 1
+        v = gb.Vector.from_dense(a, device=device)
+        A, B = _array(be, a), _array(be, b)
+        assert be.minmax(A) == (int(a.min()), int(a.max()))
+        assert v.reduce(gb.monoid.plus) == int(a.sum())
+        assert be.all_equal(A, B) is (k % 2 == 0)
+        assert v.reduce(gb.monoid.max) == int(a.max())
+
+
+def test_connected_components_and_the_checks(device):
+    """The operations that use the folds: connected components against
+    SciPy on a graph with isolated vertices; from_coo, extract and isequal
+    refusing or answering as before."""
+    import scipy.sparse as sp
+    from scipy.sparse.csgraph import connected_components as scc
+    rng = np.random.default_rng(2)
+    n = 5000
+    r, c = rng.integers(0, n - 100, 6000), rng.integers(0, n - 100, 6000)
+    S = sp.coo_matrix((np.ones(12000), (np.r_[r, c], np.r_[c, r])), shape=(n, n)).tocsr()
+    S.setdiag(0)
+    S.eliminate_zeros()
+    A = gb.Matrix.from_scipy(S, device=device)
+    got = host(gb.algorithms.connected_components(A).to_dense())
+    k, lab = scc(S, directed=False)
+    first = {}
+    for v, l in enumerate(lab):
+        first.setdefault(l, v)
+    assert got.tolist() == [first[l] for l in lab]
+    iv = gb.Vector.from_dense(np.array([3, 0, 7, 2]), device=device)
+    with pytest.raises(gb.IndexOutOfBound):
+        gb.Vector.from_coo(iv, 1, 5, dup_op=gb.binary.min)
+    u = gb.Vector.from_dense(np.arange(5) * 10, device=device)
+    with pytest.raises(gb.IndexOutOfBound, match="value 7 at position 2"):
+        u.extract(iv)
+    ok = gb.Vector.from_dense(np.array([3, 0, 4, 2]), device=device)
+    assert host(u.extract(ok).to_dense()).tolist() == [30, 0, 40, 20]
+    assert ok.isequal(gb.Vector.from_dense(np.array([3, 0, 4, 2]), device=device))
+    assert not ok.isequal(gb.Vector.from_dense(np.array([3, 0, 4, 1]), device=device))
