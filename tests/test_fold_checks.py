@@ -112,3 +112,67 @@ def test_connected_components_and_the_checks(device):
     assert host(u.extract(ok).to_dense()).tolist() == [30, 0, 40, 20]
     assert ok.isequal(gb.Vector.from_dense(np.array([3, 0, 4, 2]), device=device))
     assert not ok.isequal(gb.Vector.from_dense(np.array([3, 0, 4, 1]), device=device))
+
+
+@pytest.mark.parametrize("dt", ["int8", "uint8", "int32", "int64", "uint64", "float64"])
+@pytest.mark.parametrize("op", ["min", "max"])
+def test_minmax_into_paths(device, dt, op, monkeypatch):
+    """``ewise_add(min/max)`` with one full operand (into a new vector, into
+    either operand itself) and ``mxv`` with ``accum=min/max`` into a full
+    vector -- connected components' hooking -- against the dense reference
+    model, every entry; on integers of one type the backend's one pass
+    (``minmax_into``: on the GPU one launch, in place where the output is an
+    operand it owns) answers each, floats take the ordinary path."""
+    from . import reference as R
+    be = backend_for(device)
+    answered = []
+    real = type(be).minmax_into
+
+    def spy(self, *a):
+        r = real(self, *a)
+        answered.append(r is not None)
+        return r
+
+    monkeypatch.setattr(type(be), "minmax_into", spy)
+    rng = np.random.default_rng(7)
+    n = 300
+    info = np.iinfo(dt) if dt != "float64" else None
+    lo, hi = (info.min, info.max) if info else (-1e6, 1e6)
+
+    def vals():
+        v = rng.integers(-50, 50, n) if info else rng.uniform(-50, 50, n)
+        v = v.astype(dt)
+        v[0], v[1] = np.asarray(lo, dtype=dt), np.asarray(hi, dtype=dt)
+        return v
+
+    full_r = R.Ref(vals(), np.ones(n, bool))
+    holes = rng.random(n) < 0.4
+    part_r = R.Ref(np.where(holes, 0, vals()).astype(dt), ~holes)
+    for first_full in (True, False):
+        x_r, y_r = (full_r, part_r) if first_full else (part_r, full_r)
+        want = R.ewise_add(x_r, y_r, op)
+        x, y = R.to_lib(x_r, "dense", device), R.to_lib(y_r, "dense", device)
+        got = x.ewise_add(y, gb.binary[op])
+        assert not R.equal(R.from_lib(got), want), (dt, op, first_full)
+        for into in ("x", "y"):
+            x, y = R.to_lib(x_r, "dense", device), R.to_lib(y_r, "dense", device)
+            out = x if into == "x" else y
+            r = x.ewise_add(y, gb.binary[op], out=out)
+            assert r is out
+            assert not R.equal(R.from_lib(out), want), (dt, op, first_full, into)
+    # out op= A (op, second) u, u with holes, out full
+    A_r = R.Ref(np.zeros((n, n), dtype=dt), np.zeros((n, n), dtype=bool))
+    rows, cols = rng.integers(0, n, 900), rng.integers(0, n, 900)
+    A_r.present[rows, cols] = True
+    A_r.vals[A_r.present] = 1
+    A = R.to_lib(A_r, "sparse", device)
+    T = R.mxv(A_r, part_r, op, "second")
+    want = R.write(full_r, T, accum=op)
+    out = R.to_lib(full_r, "dense", device)
+    A.mxv(R.to_lib(part_r, "dense", device), gb.semiring[f"{op}_second"],
+          accum=gb.binary[op], out=out)
+    assert not R.equal(R.from_lib(out), want), (dt, op, "mxv")
+    if dt != "float64":
+        assert answered and all(answered), answered
+    else:
+        assert not any(answered)

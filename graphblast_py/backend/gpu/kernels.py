@@ -1329,6 +1329,25 @@ extern "C" __global__ void copy_where(const bool* __restrict__ m, i64 n,
     for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
         if (m[i]) { vals[i] = src[i]; pres[i] = true; }
 }
+
+// out[i] = p[i] ? min(x[i], y[i]) : x[i] (p null: every position; take_max:
+// max instead), integers: the output rule's min/max accumulation into a
+// full vector and ewise with a full operand (connected components'
+// hooking).  out may be x or y itself (each position is read before it is
+// written): no __restrict__ on the three
+extern "C" __global__ void minmax_into(const TV* x, const TV* y, const bool* __restrict__ p,
+                                       i64 n, int take_max, TV* out)
+{
+    i64 stride = (i64)gridDim.x * blockDim.x;
+    for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        TV a = x[i];
+        if (p == nullptr || p[i]) {
+            TV b = y[i];
+            a = take_max ? (b > a ? b : a) : (b < a ? b : a);
+        }
+        out[i] = a;
+    }
+}
 """
 
 
