@@ -176,3 +176,37 @@ def test_minmax_into_paths(device, dt, op, monkeypatch):
         assert answered and all(answered), answered
     else:
         assert not any(answered)
+
+
+@pytest.mark.parametrize("tv", ["bool", "int8", "int64", "float32", "float64"])
+@pytest.mark.parametrize("ti", ["int64", "int32", "uint8", "uint64"])
+def test_take_checked_against_numpy(device, tv, ti):
+    """``src[idx]`` with the range check in the same pass (extract by an
+    index Vector): every entry against NumPy's gather; an index below 0, at
+    len(src) or a huge unsigned one anywhere gives None, and the next
+    in-range gather is right again (the GPU's flag put back)."""
+    be = backend_for(device)
+    rng = np.random.default_rng(11)
+    n = 200
+    src = (rng.random(n) < 0.5) if tv == "bool" else (rng.random(n) * 100).astype(tv)
+    S = _array(be, src)
+    declines = device == "cpu" and ti[0] == "u"     # (the CPU's pass: signed indices)
+    for m in (0, 1, 257, 300_001):
+        idx = rng.integers(0, n, m).astype(ti)
+        got = be.take_checked(S, _array(be, idx))
+        if declines:
+            assert got is None
+            continue
+        assert np.array_equal(host(got), src[idx]), (tv, ti, m)
+        if m == 0:
+            continue
+        bad_values = [n] + ([-1] if ti[0] == "i" else []) + \
+            ([2 ** 64 - 1] if ti == "uint64" else [])
+        for pos in {0, m // 2, m - 1}:
+            for v in bad_values:
+                if ti == "uint8" and v >= 256:
+                    continue
+                b = idx.copy()
+                b[pos] = np.asarray(v).astype(ti) if ti != "uint64" else np.uint64(v)
+                assert be.take_checked(S, _array(be, b)) is None, (tv, ti, m, pos, v)
+        assert np.array_equal(host(be.take_checked(S, _array(be, idx))), src[idx])

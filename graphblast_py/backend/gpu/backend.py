@@ -908,6 +908,32 @@ class GPUBackend(ArrayBackend):
         lo, hi = h.view(np.int64).tolist()
         return lo, hi
 
+    def take_checked(self, src, idx):
+        """As the generic ``take_checked``: ``src[idx]`` and the range check
+        in one launch and one read of a flag (extract by an index Vector:
+        connected components' ``f.extract(f)``; CuPy's minimum and maximum
+        and its gather were four calls before); None for an index outside
+        ``[0, len(src))`` or types the kernel does not take."""
+        tv, ti = src.dtype, idx.dtype
+        if (src.ndim != 1 or idx.ndim != 1 or tv not in _FILL_TYPES or ti.kind not in "iu"):
+            return None
+        m = idx.shape[0]
+        with _OOM("a gather", m):
+            out = cupy.empty(m, dtype=tv)
+        if m == 0:
+            return out
+        fn = self._fn(("take_checked", tv.str, ti.str),
+                      lambda: K.take_checked_source(tv, ti), "take_checked")
+        head, ptr = self._fold_scratch("take_checked", 1)
+        fn(_grid_capped(m), (K.BLOCK,), (_c(src), np.int64(src.shape[0]), _c(idx), np.int64(m),
+                                         out, ptr))
+        h = pinned_u64()[:2]
+        head.get(out=h)
+        if int(h[0]) & 0xFFFFFFFF:
+            head.fill(0)                # (the flag back to 0 for the next launch)
+            return None
+        return out
+
     def all_equal(self, a, b):
         """``all(a == b)`` of two 1-D integer or bool arrays of one type and
         length by one ``diff_any`` launch and one read (connected

@@ -1618,6 +1618,28 @@ extern "C" __global__ void diff_any(const TIN* __restrict__ a, const TIN* __rest
 """
 
 
+# out[i] = src[idx[i]] with the range check in the same pass: an index
+# outside [0, n) sets *bad (left as it was by every other thread; the host
+# reads it after the launch and puts it back to 0 when it was set)
+_TAKE_CHECKED = r"""
+extern "C" __global__ void take_checked(const TV* __restrict__ src, i64 n,
+                                        const TI* __restrict__ idx, i64 m,
+                                        TV* __restrict__ out, int* bad)
+{
+    i64 stride = (i64)gridDim.x * blockDim.x;
+    for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i < m; i += stride) {
+        i64 j = (i64)idx[i];
+        if (j < 0 || j >= n) { *bad = 1; continue; }
+        out[i] = src[j];
+    }
+}
+"""
+
+
+def take_checked_source(tv, ti):
+    return _COMMON + _typedefs(TV=tv, TI=ti) + _TAKE_CHECKED
+
+
 def folds_source(t):
     """``minmax_all`` and ``diff_any`` for arrays of the integer or bool
     type ``t``."""
