@@ -1347,10 +1347,11 @@ class GPUBackend(ArrayBackend):
         if self._short_rows(R[0], cache):
             fn, head, nrows, lanes = self._sum_kernel(R, xvals, semiring, swap, old.dtype,
                                                       case, "spmv_sum_accum")
+            src = _c(old)
             with _OOM("the pull SpMV output", nrows):
-                y = old if own else cupy.empty_like(old)
+                y = old if own and src is old else cupy.empty_like(src)
             if nrows:
-                fn(_grid_capped(nrows * lanes), (K.BLOCK,), head + (old, y))
+                fn(_grid_capped(nrows * lanes), (K.BLOCK,), head + (src, y))
             self.last_kernel = ("pull", self._reads(semiring, swap)[0], False, False)
             return y
         if not self.CUSPARSE_PULL:
