@@ -2,7 +2,8 @@
 graph, where the kernel work is negligible, so the time is checks, dispatch
 and the output rule.  Prints microseconds per call (median of repeats) for
 push, pull and auto, and the same for a cheap baseline (a NumPy call on the
-same arrays) measured in the same run.
+same arrays) measured in the same run; then each call of one PageRank
+iteration (algorithms/pagerank.py) on the same graph, and the iteration.
 
     python3 benchmarks/host_overhead.py [--device cpu|gpu] [--profile]
 
