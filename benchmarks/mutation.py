@@ -157,9 +157,9 @@ MUTATIONS = [
      "ip, ix, v = A._csc_arrays(True) if rows else A._csr(True)", "ops"),
     ("reduce-empty-lines-kept", OPS + "reduce.py",
      "nonempty = be.xp.flatnonzero(lens > 0)", "nonempty = be.xp.flatnonzero(lens >= 0)", "ops"),
-    ("reduce-iso-shortcut-plus", OPS + "reduce.py",
-     'monoid.name in ("any", "min", "max", "lor", "land")',
-     'monoid.name in ("any", "min", "max", "lor", "land", "plus")', "ops"),
+    ("reduce-iso-scalar-plus-as-v", OPS + "reduce.py",
+     'if monoid.name != "plus":\n        return v',
+     'if True:\n        return v', "ops"),
     # ------------------------------------------------------------ operations/mxm.py
     ("mxm-saxpy-complement-lost", OPS + "mxm.py",
      "T = SparseResult(keys, vals)\n    else:\n        mk = None if mask is None else "
