@@ -97,3 +97,26 @@ def test_other_calls_take_the_general_path(device, monkeypatch):
     with pytest.raises(gb.InvalidValue, match="expected a scalar"):
         w.assign("3")
     assert R._host(w.to_dense()).tolist() == [9, 9, 4, 4, 4, 4]     # nothing written
+
+
+def test_python_ints_beyond_int64(device):
+    """A Python int above int64's range is a uint64 scalar (assigned with C
+    casting, or combined by NumPy's promotion); one beyond uint64's range is
+    refused with InvalidValue naming it, before anything is written -- in
+    assign (the whole-vector fill and the general path), apply and select
+    (an OverflowError from NumPy before)."""
+    w = gb.Vector("uint64", 3, device=device)
+    w.assign(2 ** 64 - 1)
+    assert R._host(w.to_dense()).tolist() == [2 ** 64 - 1] * 3
+    v = gb.Vector.from_dense(np.array([1, 2, 3]), device=device)
+    v.assign(2 ** 63, mask=v.S)                 # C casting into int64: wraps
+    assert R._host(v.to_dense()).tolist() == [-(2 ** 63)] * 3
+    v = gb.Vector.from_dense(np.array([1, 2, 3]), device=device)
+    got = v.apply(gb.binary.plus, right=2 ** 63)     # int64 + uint64: float64
+    assert R._host(got.to_dense()).tolist() == [2.0 ** 63 + k for k in (1, 2, 3)]
+    for call in (lambda: v.assign(2 ** 70), lambda: v.assign(-(2 ** 64), mask=v.S),
+                 lambda: v.apply(gb.binary.plus, right=2 ** 70),
+                 lambda: v.select(">", 2 ** 64)):
+        with pytest.raises(gb.InvalidValue, match="outside the range of int64 and uint64"):
+            call()
+    assert R._host(v.to_dense()).tolist() == [1, 2, 3]

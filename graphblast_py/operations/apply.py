@@ -216,9 +216,20 @@ def _index_values(be, op, vals, i, j, th, dt, n):
 
 
 def _scalar(s, what):
+    """A bool, int or float (Python or NumPy) as a NumPy scalar: a Python
+    int as int64, or as uint64 above int64's range; InvalidValue for an int
+    beyond uint64's and for anything else."""
     if isinstance(s, (bool, np.bool_)):
         return np.bool_(s)
     if isinstance(s, (int, np.integer, float, np.floating)):
-        return np.asarray(s)[()] if isinstance(s, np.generic) else \
-            (np.int64(s) if isinstance(s, int) else np.float64(s))
+        if isinstance(s, np.generic):
+            return np.asarray(s)[()]
+        if isinstance(s, int):
+            if -(1 << 63) <= s < (1 << 63):
+                return np.int64(s)
+            if 0 <= s < (1 << 64):
+                return np.uint64(s)
+            raise InvalidValue(f"{what}: the integer {s} is outside the range of int64 and "
+                               "uint64")
+        return np.float64(s)
     raise InvalidValue(f"{what}: expected a scalar (bool, int or float), got {s!r}")
