@@ -5,7 +5,8 @@ vector).  Against the dense reference model on both devices, every entry:
 casts as the output rule casts (int8 wrap, a float into an integer type,
 bool, NaN, -0.0), over an empty, a sparse, a dense-with-holes and a full
 w; the path taken, the array owned (a later accumulated product writes it
-in place), and the calls it must leave to the general path."""
+in place), and the calls it must leave to the general path; Python ints
+beyond int64's and uint64's range as scalars."""
 import numpy as np
 import pytest
 
