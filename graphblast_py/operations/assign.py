@@ -60,8 +60,8 @@ def vector_assign(w, value, indices=None, *, mask=None, accum=None, replace=Fals
 
 
 def _fill_whole(w, value):
-    """``w = value`` at every position (a Python number; no mask, accum or
-    index list): as :func:`_assign`'s whole-vector path for a scalar."""
+    """``w = value`` at every position (a scalar; no mask, accum or index
+    list): a fill of the value cast to w's type, kept as w's own array."""
     s = _cast_scalar(value, w.dtype)
     be = w._be
     if w.size > 1 << 26:
@@ -297,6 +297,12 @@ def _assign(C, value, index_args, mask, accum, replace):
         # vectors dense) it runs as O(n) array work instead of key sorts (a
         # BFS level update on a dense level vector).
         if is_scalar:
+            if mask is None and accum is None:
+                # Z = T: the fill as C's own array (a later in-place update
+                # -- PageRank's accumulated product into the teleport
+                # vector -- writes it without a copy); a Python number with
+                # replace=False comes here directly from vector_assign
+                return _fill_whole(C, value)
             from .apply import _scalar
             s = _scalar(value, what)
             if C.size > 1 << 26:
@@ -312,12 +318,6 @@ def _assign(C, value, index_args, mask, accum, replace):
                 T = SparseResult(mk, be.full(mk.shape[0], s, np.asarray(s).dtype))
                 return write(C, T, mask, accum, replace, masked=True)
             T = DenseVectorResult(be.full(C.size, s, np.asarray(s).dtype), None)
-            if mask is None and accum is None:
-                # Z = T: C takes the new array as its own (no one else holds
-                # it), so a later in-place update -- PageRank's accumulated
-                # product into the teleport vector -- writes it without a copy
-                C._set_full(T.vals, True)
-                return C
         else:
             T = value._view()
         return write(C, T, mask, accum, replace)
