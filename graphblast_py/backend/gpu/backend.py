@@ -271,7 +271,6 @@ class GPUBackend(ArrayBackend):
         self._fns = {}
         self._user = {}
         self._dummies = {}
-        self._fill_fns = {}             # full(): the fill_all kernel by value type
         self._reduce_scratch = {}
         self._pool = cupy.get_default_memory_pool()
         self._sink = cupy.zeros(1, dtype=bool)   # dummy store target of keep_a (never read)
@@ -334,10 +333,8 @@ class GPUBackend(ArrayBackend):
             # scalars): no conversion, the kernel looked up once per type
             with _OOM("an array", n):
                 out = cupy.empty(n, dtype=dt)
-            fn = self._fill_fns.get(dt)
-            if fn is None:
-                fn = self._fill_fns[dt] = self._fill_kernel(dt, "fill_all")
-            fn(_grid_capped(n), (K.BLOCK,), (np.int64(n), value, out))
+            self._fill_kernel(dt, "fill_all")(_grid_capped(n), (K.BLOCK,),
+                                              (np.int64(n), value, out))
             return out
         dt = np.dtype(dtype)
         v = np.asarray(value) if isinstance(value, (int, float, bool, np.number, np.bool_)) \
@@ -861,15 +858,26 @@ class GPUBackend(ArrayBackend):
         except MissingKernel:
             return None
         n = vals.shape[0]
-        blocks = min(-(-n // K.BLOCK), self.REDUCE_BLOCKS)
-        head, ptr = self._fold_scratch("reduce_all", blocks)
-        fn((blocks,), (K.BLOCK,), (_c(vals), _c(present) if present is not None else _NULL,
-                                   np.int64(n), ptr))
-        h = pinned_u64()[:2]
-        head.get(out=h)                 # (into pinned memory: no staging copy)
+        h = self._fold(fn, "reduce_all", n,
+                       (_c(vals), _c(present) if present is not None else _NULL, np.int64(n)))
         if not int(h[1]) & 0xFFFFFFFF:  # (no value: the flag, the low half)
             return monoid.identity(t)
         return h.view(np.uint8)[:t.itemsize].view(t)[0]
+
+    def _fold(self, fn, kind, n, args, grid=None):
+        """Launch the one-launch fold ``fn`` of kind ``kind`` over ``n``
+        entries -- ``args`` then its scratch buffer's pointer; one block per
+        BLOCK entries up to REDUCE_BLOCKS, or ``grid`` (a kernel whose
+        scratch holds only a flag) -- and read the scratch's first 16 bytes,
+        where the kernel left its result, into this thread's pinned memory
+        (no staging copy): two uint64, valid until this thread's next
+        read."""
+        blocks = 1 if grid is not None else min(-(-n // K.BLOCK), self.REDUCE_BLOCKS)
+        head, ptr = self._fold_scratch(kind, blocks)
+        fn(grid if grid is not None else (blocks,), (K.BLOCK,), args + (ptr,))
+        h = pinned_u64()[:2]
+        head.get(out=h)
+        return h
 
     def _fold_scratch(self, kind, blocks):
         """``(head, pointer)``: the scratch buffer of the one-launch folds of
@@ -900,11 +908,7 @@ class GPUBackend(ArrayBackend):
             lo, hi = cupy.stack((a.min(), a.max())).get().tolist()
             return int(lo), int(hi)
         fn = self._fn(("folds", t.str), lambda: K.folds_source(t), "minmax_all")
-        blocks = min(-(-n // K.BLOCK), self.REDUCE_BLOCKS)
-        head, ptr = self._fold_scratch("minmax", blocks)
-        fn((blocks,), (K.BLOCK,), (_c(a), np.int64(n), ptr))
-        h = pinned_u64()[:2]
-        head.get(out=h)
+        h = self._fold(fn, "minmax", n, (_c(a), np.int64(n)))
         lo, hi = h.view(np.int64).tolist()
         return lo, hi
 
@@ -924,13 +928,12 @@ class GPUBackend(ArrayBackend):
             return out
         fn = self._fn(("take_checked", tv.str, ti.str),
                       lambda: K.take_checked_source(tv, ti), "take_checked")
-        head, ptr = self._fold_scratch("take_checked", 1)
-        fn(_grid_capped(m), (K.BLOCK,), (_c(src), np.int64(src.shape[0]), _c(idx), np.int64(m),
-                                         out, ptr))
-        h = pinned_u64()[:2]
-        head.get(out=h)
+        h = self._fold(fn, "take_checked", m,
+                       (_c(src), np.int64(src.shape[0]), _c(idx), np.int64(m), out),
+                       grid=_grid_capped(m))
         if int(h[0]) & 0xFFFFFFFF:
-            head.fill(0)                # (the flag back to 0 for the next launch)
+            # (the flag back to 0 for the next launch)
+            self._fold_scratch("take_checked", 1)[0].fill(0)
             return None
         return out
 
@@ -946,11 +949,7 @@ class GPUBackend(ArrayBackend):
         if n == 0:
             return True
         fn = self._fn(("folds", t.str), lambda: K.folds_source(t), "diff_any")
-        blocks = min(-(-n // K.BLOCK), self.REDUCE_BLOCKS)
-        head, ptr = self._fold_scratch("diff_any", blocks)
-        fn((blocks,), (K.BLOCK,), (_c(a), _c(b), np.int64(n), ptr))
-        h = pinned_u64()[:2]
-        head.get(out=h)
+        h = self._fold(fn, "diff_any", n, (_c(a), _c(b), np.int64(n)))
         return not int(h[0]) & 0xFFFFFFFF
 
     # ------------------------------------------------------------ structure

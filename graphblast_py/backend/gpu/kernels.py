@@ -1440,6 +1440,26 @@ extern "C" __global__ void dot_costs(
 """
 
 
+
+_LAST_BLOCK = r"""
+// The end of a one-launch fold: called by every thread of a block after its
+// thread 0 wrote the block's partial; true in the block that finishes last
+// (the finished blocks' counter ``done`` says so), which then reads every
+// partial (after the fence) and puts the counter back to 0 itself.
+__device__ __forceinline__ bool last_block_done(unsigned int* done)
+{
+    __shared__ int is_last;
+    if (threadIdx.x == 0) {
+        __threadfence();
+        is_last = atomicAdd(done, 1u) == gridDim.x - 1;
+    }
+    __syncthreads();
+    if (!is_last) return false;
+    __threadfence();
+    return true;
+}
+"""
+
 # ---------------------------------------------------------------- whole-array reduction
 # ``reduce`` to one value in one launch (CuPy's sum costs several times a
 # launch in host time, and its other monoids took passes of segments): every
@@ -1480,7 +1500,6 @@ extern "C" __global__ void reduce_all(const TOUT* __restrict__ v, const bool* __
     const bool has_pres = pres != nullptr;
     __shared__ TOUT sv[32];
     __shared__ int sf[32];
-    __shared__ int is_last;
     TOUT acc = (TOUT)0;
     bool found = false;
     i64 stride = (i64)gridDim.x * blockDim.x;
@@ -1493,12 +1512,8 @@ extern "C" __global__ void reduce_all(const TOUT* __restrict__ v, const bool* __
     if (threadIdx.x == 0) {
         part_v[blockIdx.x] = acc;
         part_f[blockIdx.x] = (int)found;
-        __threadfence();
-        is_last = atomicAdd(done, 1u) == gridDim.x - 1;
     }
-    __syncthreads();
-    if (!is_last) return;
-    __threadfence();
+    if (!last_block_done(done)) return;
     acc = (TOUT)0;
     found = false;
     for (unsigned b = threadIdx.x; b < gridDim.x; b += blockDim.x) {
@@ -1518,7 +1533,7 @@ extern "C" __global__ void reduce_all(const TOUT* __restrict__ v, const bool* __
 
 
 def reduce_all_source(op, t):
-    return _COMMON + _typedefs(TOUT=t) + _add_fn(op) + _warp_fns(t) + _REDUCE_ALL
+    return _COMMON + _typedefs(TOUT=t) + _add_fn(op) + _warp_fns(t) + _LAST_BLOCK + _REDUCE_ALL
 
 
 # the minimum and maximum of an integer array as i64 in one launch, and
@@ -1561,7 +1576,6 @@ extern "C" __global__ void minmax_all(const TIN* __restrict__ a, i64 n, unsigned
     unsigned int* done = (unsigned int*)(scratch + 16);
     i64* part = (i64*)(scratch + 24);
     __shared__ i64 slo[32], shi[32];
-    __shared__ int is_last;
     i64 lo = I64_HI, hi = I64_LO;
     i64 stride = (i64)gridDim.x * blockDim.x;
     for (i64 k = (i64)blockIdx.x * blockDim.x + threadIdx.x; k < n; k += stride) {
@@ -1573,12 +1587,8 @@ extern "C" __global__ void minmax_all(const TIN* __restrict__ a, i64 n, unsigned
     if (threadIdx.x == 0) {
         part[2 * (i64)blockIdx.x] = lo;
         part[2 * (i64)blockIdx.x + 1] = hi;
-        __threadfence();
-        is_last = atomicAdd(done, 1u) == gridDim.x - 1;
     }
-    __syncthreads();
-    if (!is_last) return;
-    __threadfence();
+    if (!last_block_done(done)) return;
     lo = I64_HI;
     hi = I64_LO;
     for (unsigned b = threadIdx.x; b < gridDim.x; b += blockDim.x) {
@@ -1596,20 +1606,13 @@ extern "C" __global__ void diff_any(const TIN* __restrict__ a, const TIN* __rest
     int* out = (int*)scratch;
     unsigned int* done = (unsigned int*)(scratch + 16);
     int* part = (int*)(scratch + 24);
-    __shared__ int is_last;
     int d = 0;
     i64 stride = (i64)gridDim.x * blockDim.x;
     for (i64 k = (i64)blockIdx.x * blockDim.x + threadIdx.x; k < n && !d; k += stride)
         d = a[k] != b[k];
     d = __syncthreads_or(d);
-    if (threadIdx.x == 0) {
-        part[blockIdx.x] = d;
-        __threadfence();
-        is_last = atomicAdd(done, 1u) == gridDim.x - 1;
-    }
-    __syncthreads();
-    if (!is_last) return;
-    __threadfence();
+    if (threadIdx.x == 0) part[blockIdx.x] = d;
+    if (!last_block_done(done)) return;
     int e = 0;
     for (unsigned k = threadIdx.x; k < gridDim.x; k += blockDim.x) e |= ((volatile int*)part)[k];
     e = __syncthreads_or(e);
@@ -1643,7 +1646,7 @@ def take_checked_source(tv, ti):
 def folds_source(t):
     """``minmax_all`` and ``diff_any`` for arrays of the integer or bool
     type ``t``."""
-    return _COMMON + _typedefs(TIN=t) + _FOLDS
+    return _COMMON + _typedefs(TIN=t) + _LAST_BLOCK + _FOLDS
 
 
 def reduce_all_ok(t):
