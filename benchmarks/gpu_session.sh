@@ -49,6 +49,7 @@ python3 -c "import cupy; print('cupy', cupy.__version__)" | tee -a "$OUT/run.log
 #   traversal benchmarks/traversal.py: grid BFS with traversal speculation on and off,
 #             and SSSP with round speculation on and off (the GPU relax kernel)
 #   host      benchmarks/host_overhead.py --profile: host cost of one small operation
+#   spmv      benchmarks/spmv_bound.py: a structure-only SpMV's lower bound against cuSPARSE
 STEPS=" ${STEPS:-tests default kron22 grid1000 ablation spectral} "
 has() { [[ "$STEPS" == *" $1 "* ]]; }
 
@@ -148,6 +149,11 @@ if has traversal; then
 log "traversal speculation on the GPU"
 timeout "${T_TRAV:-120}" python3 benchmarks/traversal.py --device gpu --grids 300 1000 --profile ${TRAV_ARGS:-} \
   --repeats 3 > "$OUT/traversal.log" 2>&1; echo "exit $?" >> "$OUT/traversal.log"
+fi
+if has spmv; then
+log "spmv bound"
+timeout "${T_SPMV:-120}" python3 benchmarks/spmv_bound.py --scales 18 20 22 --grids 1000 \
+  > "$OUT/spmv_bound.log" 2>&1; echo "exit $?" >> "$OUT/spmv_bound.log"
 fi
 if has host; then
 log "host cost of one small operation"
