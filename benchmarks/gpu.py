@@ -40,9 +40,25 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 WORK = ("bfs", "bfs-loop", "bfs-parents", "pr-1iter", "pr-iter", "tc", "cc")
+
+
+def _host_probe():
+    """Median us of a NumPy ``add`` of two 10-float arrays: how fast this
+    run's host runs Python-level calls (the lent hosts differ by 2x), to
+    read the host-bound rows against."""
+    a = np.zeros(10)
+    ts = []
+    for _ in range(15):
+        t = time.perf_counter()
+        for _ in range(2000):
+            np.add(a, a)
+        ts.append((time.perf_counter() - t) / 2000 * 1e6)
+    return statistics.median(ts)
 
 
 def main():
@@ -74,6 +90,9 @@ def main():
     props = cp.cuda.runtime.getDeviceProperties(0)
     name = props["name"].decode() if isinstance(props["name"], bytes) else str(props["name"])
     print(f"device: {name}  (cupy {cp.__version__}, graphblast-py {getattr(gb, '__version__', '?')})")
+    host_us = _host_probe()
+    print(f"host: {host_us:.2f} us a NumPy add of 10 floats (the host-bound rows move "
+          "with it: 0.5 us on a fast host)")
 
     def sync():
         gb.device.synchronize("gpu")
@@ -132,7 +151,7 @@ def main():
         if args.json:                      # rewritten after every row: a cut-off run keeps them
             with open(args.json, "w") as fh:
                 json.dump(dict(device=name, cupy=cp.__version__, repeats=args.repeats,
-                               rows=rows), fh, indent=1)
+                               host_numpy_add_us=round(host_us, 3), rows=rows), fh, indent=1)
 
     for gname, make in graphs:
         A = make()

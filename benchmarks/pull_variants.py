@@ -19,6 +19,15 @@ import graphblast_py as gb
 from graphblast_py import backend, semiring
 
 
+def gpu_graphs(scales, grids):
+    """``(name, make)`` for the Kronecker graphs (seed 1) of ``scales`` and
+    the square grids of sides ``grids`` on the GPU, each made when called."""
+    return ([(f"kron{s}", lambda s=s: gb.generators.kronecker(s, seed=1, device="gpu"))
+             for s in scales]
+            + [(f"grid{k}", lambda k=k: gb.generators.grid2d(k, k, device="gpu"))
+               for k in grids])
+
+
 def per_call(fn, sync, repeats):
     fn()
     sync()
@@ -49,11 +58,7 @@ def main():
          ("own", dict(SUM_PULL=False, CUSPARSE_PULL=False))]
     print(f"{'graph':<10} {'values':<7} {'lanes':>5} " + " ".join(f"{k:>8}" for k, _ in ways)
           + f" {'baseline':>8} {'sum/base':>8} {'sum/cusp':>8} {'max rel diff':>12}")
-    graphs = [(f"kron{s}", lambda s=s: gb.generators.kronecker(s, seed=1, device="gpu"))
-              for s in args.scales] + \
-             [(f"grid{k}", lambda k=k: gb.generators.grid2d(k, k, device="gpu"))
-              for k in args.grids]
-    for name, make in graphs:
+    for name, make in gpu_graphs(args.scales, args.grids):
         A = make()
         n = A.nrows
         w = gb.Vector.from_dense(cp.random.default_rng(1).random(n), device="gpu")

@@ -15,8 +15,13 @@ iso matrix).  Times from CUDA events (median of ``--repeats``).
 """
 import argparse
 import statistics
+import sys
+from pathlib import Path
 
 import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from pull_variants import gpu_graphs  # noqa: E402
 
 SRC = r'''
 extern "C" __global__ void gather(const int* __restrict__ col, long long nnz,
@@ -103,11 +108,7 @@ def main():
           f"(algorithm {args.algs[0]})")
     print(f"{'graph':<10} {'entries':>10} " + " ".join(f"{'cusparse' + str(a):>10}" for a in args.algs)
           + f" {'framework':>10} {'gather':>14} {'+values':>14} {'stream':>8}")
-    graphs = [(f"kron{s}", lambda s=s: gb.generators.kronecker(s, seed=1, device="gpu"))
-              for s in args.scales] + \
-             [(f"grid{k}", lambda k=k: gb.generators.grid2d(k, k, device="gpu"))
-              for k in args.grids]
-    for name, make in graphs:
+    for name, make in gpu_graphs(args.scales, args.grids):
         A = make()
         n = A.nrows
         ip, ix, _ = A._csr(False)
