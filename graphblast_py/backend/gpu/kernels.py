@@ -1440,12 +1440,12 @@ extern "C" __global__ void dot_costs(
 """
 
 
-
 _LAST_BLOCK = r"""
-// The end of a one-launch fold: called by every thread of a block after its
-// thread 0 wrote the block's partial; true in the block that finishes last
-// (the finished blocks' counter ``done`` says so), which then reads every
-// partial (after the fence) and puts the counter back to 0 itself.
+// The end of a one-launch fold's first stage: called by every thread of a
+// block after its thread 0 wrote the block's partial; true in the block that
+// finishes last (the finished blocks' counter ``done`` says so), whose
+// threads may then read every block's partial (after the fence); that block
+// folds them and puts the counter back to 0 for the next launch.
 __device__ __forceinline__ bool last_block_done(unsigned int* done)
 {
     __shared__ int is_last;
