@@ -883,10 +883,10 @@ class GPUBackend(ArrayBackend):
         """``(head, pointer)``: the scratch buffer of the one-launch folds of
         kind ``kind`` (``reduce_all``, ``minmax``, ``diff_any``,
         ``take_checked``; their layouts in kernels.py) for a launch of
-        ``blocks`` blocks, kept per kind, device, stream and host thread (launches on one stream run in
-        order, and a thread reads its result before its next launch, so no
-        two folds share one at once); ``head``: its first 16 bytes, where
-        the result is, as two uint64."""
+        ``blocks`` blocks, kept per kind, device, stream and host thread
+        (launches on one stream run in order, and a thread reads its result
+        before its next launch, so no two folds share one at once);
+        ``head``: its first 16 bytes, where the result is, as two uint64."""
         key = (kind, cupy.cuda.runtime.getDevice(), cupy.cuda.get_current_stream().ptr,
                threading.get_ident())
         scratch = self._reduce_scratch.get(key)
