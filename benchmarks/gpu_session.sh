@@ -32,7 +32,8 @@ python3 -c "import cupy; print('cupy', cupy.__version__)" | tee -a "$OUT/run.log
 #   ablation  compare --ablation on kron:18 and grid:300
 #   spectral  benchmarks/spectral.py: expm and eigvalsh rows, tridiagonal, 7000^2 grid
 #   fglt      benchmarks/fglt.py on the GPU
-#   gpu       benchmarks/gpu.py (BFS, PageRank, TC, CC against the CuPy programs)
+#   gpu       benchmarks/gpu.py (BFS, PageRank, TC, CC against the CuPy programs; GPU_REPEATS
+#             runs a row, default 5: three gave medians that moved by 1.6x on the host-bound rows)
 #   spec18    the spectral rows at Kronecker 18, the 7000^2 grid and the tridiagonal
 #   profile   benchmarks/op_profile.py: CC, SSSP, BFS, PageRank, TC per operation (Kronecker 22, 1000^2 grid), FGLT (Kronecker 17)
 #   direction benchmarks/direction.py: per-level push / pull / auto on the GPU
@@ -127,7 +128,7 @@ fi
 if has gpu; then
 log "benchmarks/gpu.py"
 timeout "${T_GPU:-150}" python3 benchmarks/gpu.py --scales 18 20 22 --grids 300 1000 \
-  --repeats 3 ${GPU_ARGS:-} > "$OUT/gpu_bench.log" 2>&1; echo "exit $?" >> "$OUT/gpu_bench.log"
+  --repeats ${GPU_REPEATS:-5} ${GPU_ARGS:-} > "$OUT/gpu_bench.log" 2>&1; echo "exit $?" >> "$OUT/gpu_bench.log"
 fi
 
 if has spec18; then
