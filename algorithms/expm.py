@@ -1,5 +1,6 @@
 """The action of the matrix exponential, e^{tA} x, for symmetric A, accurate
-at every vertex.
+at every vertex relative to the largest entry of its connected component
+(the accuracy contract below).
 
 Definition
 ----------
@@ -43,8 +44,10 @@ Per entry, relative to the entry's own component: every entry y_i of a
 component C is returned with an absolute error of about tol·‖y_C‖ (the
 estimate the convergence test measures; in practice far below it), so an
 entry of size at least ρ·max_C|y| is accurate to about tol/ρ relatively.
-One-vertex components are exact; small components are accurate to a few
-ulps of max_C|y|.  When ``krylov_dim`` fixes the Krylov dimension and a
+One-vertex components are exact; components of at most 64 vertices to
+about 1e-12 of max_C|y| (at most 2.3e-13 measured against a 40-digit
+reference, ``benchmarks/expm_small.py``; SciPy's dense ``expm``: up to
+3.6e-11 on the same graphs).  When ``krylov_dim`` fixes the Krylov dimension and a
 component does not reach ``tol``, an :class:`AccuracyWarning` says how many
 entries that concerns and the estimated error; without ``krylov_dim`` that
 is a :class:`ConvergenceError`.
