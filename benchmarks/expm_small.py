@@ -9,7 +9,7 @@ at 40 digits.  Prints the worst error over max|y| (in units of float64's
 eps) for each, split by the sign of t, and the case that gave it.  Needs
 ``mpmath`` (``pip install mpmath``).
 
-    python3 benchmarks/expm_small.py [--seconds 240] [--seed 0]
+    python3 benchmarks/expm_small.py [--seconds 240] [--seed 0] [--device cpu|gpu]
 """
 import argparse
 import time
@@ -46,6 +46,7 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--seconds", type=float, default=240)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--device", default="cpu", choices=["cpu", "gpu"])
     args = p.parse_args()
     import mpmath
     mpmath.mp.dps = 40
@@ -63,7 +64,8 @@ def main():
         S = nx.to_scipy_sparse_array(G, nodelist=range(n), weight="weight", format="csr")
         D = S.toarray()
         t = float(rng.choice([-2.0, 0.1, 1.0, 3.0, 10.0]))
-        y = expm_multiply(gb.Matrix.from_scipy(S), t=t).to_dense()
+        y = expm_multiply(gb.Matrix.from_scipy(S, device=args.device), t=t).to_dense()
+        y = y.get() if args.device == "gpu" else y
         ys = sl.expm(t * D) @ np.ones(n)
         E = mpmath.expm(mpmath.matrix(D.tolist()) * t)
         exact = np.array([float(mpmath.fsum(E[i, j] for j in range(n))) for i in range(n)])
@@ -76,7 +78,7 @@ def main():
             w[0], w[2] = ours, f"{kind}, {n} vertices, t = {t}, {'weighted' if weighted else 'unweighted'}"
         w[1] = max(w[1], scipy_)
         cases += 1
-    print(f"{cases} graphs; worst |y - exact| / max|exact|, in eps = {eps:.2e}:")
+    print(f"{cases} graphs on the {args.device}; worst |y - exact| / max|exact|, in eps = {eps:.2e}:")
     for key, (ours, scipy_, case, k) in sorted(worst.items()):
         print(f"  {key} ({k} graphs): expm_multiply {ours:.0f} eps ({ours * eps:.1e}; {case}), "
               f"scipy.linalg.expm {scipy_:.0f} eps ({scipy_ * eps:.1e})")
