@@ -47,10 +47,11 @@ entry of size at least ρ·max_C|y| is accurate to about tol/ρ relatively.
 One-vertex components are exact; components of at most 64 vertices to
 about 1e-12 of max_C|y| (at most 2.3e-13 measured against a 40-digit
 reference, ``benchmarks/expm_small.py``; SciPy's dense ``expm``: up to
-3.6e-11 on the same graphs).  When ``krylov_dim`` fixes the Krylov dimension and a
-component does not reach ``tol``, an :class:`AccuracyWarning` says how many
-entries that concerns and the estimated error; without ``krylov_dim`` that
-is a :class:`ConvergenceError`.
+3.6e-11 on the same graphs).  When ``krylov_dim`` fixes the Krylov
+dimension and a component does not reach ``tol``, an
+:class:`AccuracyWarning` says how many entries that concerns and the
+estimated error; without ``krylov_dim`` that is a
+:class:`ConvergenceError`.
 
 With ``return_log_scale=True`` the result is ``(y, s)``: two Vectors with
 e^{tA} x = e^{s_i} y_i entrywise (s_i is the log scale of vertex i's
