@@ -133,7 +133,7 @@ def main():
         print(f"{name:<10} {S.nnz:>10} " + " ".join(f"{t:10.3f}" for t in t_cs)
               + f" {t_fw:10.3f} {t_g:7.3f} ({t_g / base:.2f}x) {t_gv:7.3f} ({t_gv / base:.2f}x)"
               f" {t_s:8.3f}", flush=True)
-        del A, S, w
+        A = S = w = None                 # (the next graph is built without them)
         cp.get_default_memory_pool().free_all_blocks()
 
 
