@@ -59,17 +59,21 @@ def vector_assign(w, value, indices=None, *, mask=None, accum=None, replace=Fals
     return _vector_assign(w, value, indices, mask, accum, replace, own)
 
 
-def _fill_whole(w, value):
+def _fill_whole(w, value, what="assign"):
     """``w = value`` at every position (a scalar; no mask, accum or index
     list): a fill of the value cast to w's type, kept as w's own array."""
-    s = _cast_scalar(value, w.dtype)
     be = w._be
     if w.size > 1 << 26:
-        be.check_alloc(w.size * (np.asarray(_scalar(value, "assign")).dtype.itemsize
-                                 + w.dtype.itemsize + 1),
-                       f"assign of a scalar to all {w.size} positions")
-    w._set_full(be.full(w.size, s, w.dtype), True)
+        _check_fill_alloc(be, w, _scalar(value, what), what)
+    w._set_full(be.full(w.size, _cast_scalar(value, w.dtype), w.dtype), True)
     return w
+
+
+def _check_fill_alloc(be, C, s, what):
+    """OutOfMemory before a whole-vector fill of the scalar ``s`` (a NumPy
+    scalar) into ``C``: the fill, C's values and a presence array."""
+    be.check_alloc(C.size * (np.asarray(s).dtype.itemsize + C.dtype.itemsize + 1),
+                   f"{what} of a scalar to all {C.size} positions")
 
 
 def _vector_assign(w, value, indices, mask, accum, replace, own):
@@ -302,12 +306,10 @@ def _assign(C, value, index_args, mask, accum, replace):
                 # -- PageRank's accumulated product into the teleport
                 # vector -- writes it without a copy); a Python number with
                 # replace=False comes here directly from vector_assign
-                return _fill_whole(C, value)
-            from .apply import _scalar
+                return _fill_whole(C, value, what)
             s = _scalar(value, what)
             if C.size > 1 << 26:
-                be.check_alloc(C.size * (np.asarray(s).dtype.itemsize + C.dtype.itemsize + 1),
-                               f"{what} of a scalar to all {C.size} positions")
+                _check_fill_alloc(be, C, s, what)
             # in C's type already unless an accum must see the scalar's own
             if accum is None:
                 s = np.asarray(s).astype(C.dtype, casting="unsafe")[()]
@@ -335,7 +337,6 @@ def _assign(C, value, index_args, mask, accum, replace):
         return r * ncols + c
 
     if is_scalar:
-        from .apply import _scalar
         s = _scalar(value, what)
         if mask is not None and not mask.complement:
             # only positions the mask allows can change: expand just those

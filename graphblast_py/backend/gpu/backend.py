@@ -328,27 +328,23 @@ class GPUBackend(ArrayBackend):
         casts it) -- cupy.full's own fill costs ~30 us of host time, and a
         BFS makes several."""
         dt = dtype if isinstance(dtype, np.dtype) else np.dtype(dtype)
-        if value.__class__ is dt.type and n.__class__ is int and n and dt in _FILL_TYPES:
-            # a NumPy scalar of the array's type already (assign's cast
-            # scalars): no conversion, the kernel looked up once per type
-            with _OOM("an array", n):
-                out = cupy.empty(n, dtype=dt)
-            self._fill_kernel(dt, "fill_all")(_grid_capped(n), (K.BLOCK,),
-                                              (np.int64(n), value, out))
-            return out
-        dt = np.dtype(dtype)
-        v = np.asarray(value) if isinstance(value, (int, float, bool, np.number, np.bool_)) \
-            else None
+        s = value
+        if s.__class__ is not dt.type:
+            # (a NumPy scalar of the array's type already -- assign's cast
+            # scalars -- needs no conversion)
+            v = np.asarray(value) if isinstance(value, (int, float, bool, np.number,
+                                                        np.bool_)) else None
+            if v is None or v.dtype.kind not in "biuf":
+                s = None
+            else:
+                with np.errstate(all="ignore"):
+                    s = v.astype(dt)[()]
         with _OOM("an array", n):
-            if (dt not in _FILL_TYPES or v is None or v.dtype.kind not in "biuf"
-                    or not isinstance(n, (int, np.integer))):
+            if s is None or dt not in _FILL_TYPES or not isinstance(n, (int, np.integer)):
                 return cupy.full(n, value, dtype=dt)
             out = cupy.empty(n, dtype=dt)
         if n:
-            with np.errstate(all="ignore"):
-                s = v.astype(dt)[()]
-            fn = self._fill_kernel(dt, "fill_all")
-            fn(_grid_capped(n), (K.BLOCK,), (np.int64(n), s, out))
+            self._fill_kernel(dt, "fill_all")(_grid_capped(n), (K.BLOCK,), (np.int64(n), s, out))
         return out
 
     def one_entry(self, i, value, dtype):

@@ -1547,13 +1547,18 @@ _FOLDS = r"""
 #define I64_HI 0x7fffffffffffffffLL
 #define I64_LO (-0x7fffffffffffffffLL - 1LL)
 
-__device__ __forceinline__ void fold_minmax(i64& lo, i64& hi, i64* slo, i64* shi)
+__device__ __forceinline__ void warp_minmax(i64& lo, i64& hi)
 {
     for (int d = 16; d > 0; d >>= 1) {
         i64 a = __shfl_down_sync(FULL_MASK, lo, d), b = __shfl_down_sync(FULL_MASK, hi, d);
         lo = a < lo ? a : lo;
         hi = b > hi ? b : hi;
     }
+}
+
+__device__ __forceinline__ void fold_minmax(i64& lo, i64& hi, i64* slo, i64* shi)
+{
+    warp_minmax(lo, hi);
     int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
     if (lane == 0) { slo[w] = lo; shi[w] = hi; }
     __syncthreads();
@@ -1561,11 +1566,7 @@ __device__ __forceinline__ void fold_minmax(i64& lo, i64& hi, i64* slo, i64* shi
         bool has = lane < (int)(blockDim.x >> 5);
         lo = has ? slo[lane] : I64_HI;
         hi = has ? shi[lane] : I64_LO;
-        for (int d = 16; d > 0; d >>= 1) {
-            i64 a = __shfl_down_sync(FULL_MASK, lo, d), b = __shfl_down_sync(FULL_MASK, hi, d);
-            lo = a < lo ? a : lo;
-            hi = b > hi ? b : hi;
-        }
+        warp_minmax(lo, hi);
     }
     __syncthreads();
 }
